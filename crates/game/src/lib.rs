@@ -342,6 +342,14 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// Reads a move in the game's notation and checks that it is legal here.
     fn parse_move(&self, text: &str) -> Result<Self::Move, Self::MoveError>;
 
+    /// Reads a move as a game record writes it and checks it strictly: besides being
+    /// legal, everything the text states must hold (in tafl, the captures a record lists
+    /// are the complete set, so a record that lists none claims none). By default the
+    /// same as [`Game::parse_move`].
+    fn parse_recorded_move(&self, text: &str) -> Result<Self::Move, Self::MoveError> {
+        self.parse_move(text)
+    }
+
     /// Writes a legal move in the game's notation, with its captures.
     fn format_move(&self, mv: Self::Move) -> String;
 

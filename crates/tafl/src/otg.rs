@@ -1,0 +1,1 @@
+//! OpenTafl records (todo in this commit)
