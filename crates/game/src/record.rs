@@ -31,6 +31,8 @@
 
 use std::fmt::Write as _;
 
+use crate::Player;
+
 /// How a record says a game ended outside the rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RecordEnding {
@@ -60,6 +62,21 @@ pub struct Record {
 }
 
 impl Record {
+    /// The result the record states in a `result`/`Result` tag or a result token:
+    /// `Some(Some(p))` a win for `p`, `Some(None)` a draw, `None` if it states none.
+    /// `1`/`1-0` is a win for the first player (tafl attackers, Camelot White), `-1`/`0-1`
+    /// for the second (OpenTafl writes `1`, `-1` and `0`).
+    #[must_use]
+    pub fn stated_result(&self) -> Option<Option<Player>> {
+        let value = self.tag("result").or(self.result.as_deref())?;
+        match value.trim() {
+            "1" | "1-0" => Some(Some(Player::First)),
+            "-1" | "0-1" => Some(Some(Player::Second)),
+            "0" | "1/2-1/2" | "½-½" => Some(None),
+            _ => None,
+        }
+    }
+
     /// The value of the first tag named `key` (case-insensitive).
     #[must_use]
     pub fn tag(&self, key: &str) -> Option<&str> {
@@ -108,7 +125,10 @@ pub fn parse_records(text: &str) -> Result<Vec<Record>, RecordError> {
     }
 }
 
-fn is_score(text: &str) -> bool {
+/// Whether `text` is a score (tags, comments or move numbers past 1) rather than a move
+/// list with one game per line.
+#[must_use]
+pub fn is_score(text: &str) -> bool {
     text.lines().map(str::trim).any(|line| {
         line.starts_with('[')
             || line.starts_with('#')

@@ -1,1 +1,164 @@
-fn main() {}
+//! `kingstable`: Fetlar and Copenhagen Hnefatafl and Camelot from the command line.
+
+mod commands;
+mod setup;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use game::{GameKind, Player};
+
+use crate::setup::Setup;
+
+/// Kingstable: exact rules, AI and records for Fetlar and Copenhagen Hnefatafl and
+/// Camelot.
+#[derive(Parser, Debug)]
+#[command(name = "kingstable", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the move sequences of a given length (a move that ends the game is a leaf).
+    /// The last line printed is the count alone.
+    Perft {
+        #[command(flatten)]
+        position: PositionArgs,
+        /// How many plies deep.
+        #[arg(long)]
+        depth: u32,
+        /// Print each legal move with its own count first.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// List the legal moves of a position, one per line with captures (`g3-e3xe2`).
+    Moves {
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Print a JSON array of {"move", "captures"} objects instead.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check game records move by move: OpenTafl `.otg` records, scores with tags, or
+    /// move lists with one game per line (optionally ending with `timeout` or `---`).
+    /// Exit status 1 if any game has an error, 2 if input cannot be read.
+    Replay {
+        /// The game's rules.
+        #[arg(long, value_parser = parse_kind)]
+        game: GameKind,
+        /// Whether a third repetition ends the game (switch off for historical records).
+        #[arg(long, value_enum, default_value_t = Switch::On)]
+        repetition: Switch,
+        /// Print one JSON object per game (JSON Lines) instead of a summary.
+        #[arg(long)]
+        json: bool,
+        /// Record files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Switch {
+    On,
+    Off,
+}
+
+/// Options that choose a game and a position.
+#[derive(Args, Debug)]
+pub struct PositionArgs {
+    /// fetlar, copenhagen or camelot.
+    #[arg(long, value_parser = parse_kind)]
+    game: GameKind,
+    /// A position string (OpenTafl position for tafl; Camelot FEN) instead of the start.
+    #[arg(long)]
+    position: Option<String>,
+    /// The side to move in --position (attackers/defenders, white/black).
+    #[arg(long)]
+    side: Option<String>,
+    /// Moves to play first, space-separated, in the game's notation.
+    #[arg(long)]
+    moves: Option<String>,
+}
+
+impl PositionArgs {
+    fn build<G: Setup>(&self) -> Result<G> {
+        let side: Option<Player> = self
+            .side
+            .as_deref()
+            .map(|s| self.game.parse_side(s))
+            .transpose()?;
+        let mut game = G::setup(self.game, self.position.as_deref(), side, true)?;
+        if let Some(moves) = &self.moves {
+            setup::play_moves(&mut game, moves)?;
+        }
+        Ok(game)
+    }
+}
+
+fn parse_kind(text: &str) -> Result<GameKind, String> {
+    text.parse()
+        .map_err(|e: game::ParseGameKindError| e.to_string())
+}
+
+/// Runs `$run::<G>(args…)` with `G` the game type of `$kind`.
+macro_rules! for_game {
+    ($kind:expr, $($run:ident)::+, $($arg:expr),*) => {
+        match $kind {
+            GameKind::Fetlar | GameKind::Copenhagen => $($run)::+::<tafl::Tafl>($($arg),*),
+            GameKind::Camelot => anyhow::bail!("camelot: rules crate not wired yet"),
+        }
+    };
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Perft {
+            position,
+            depth,
+            divide,
+        } => for_game!(
+            position.game,
+            commands::perft::run,
+            &position,
+            depth,
+            divide
+        )?,
+        Command::Moves { position, json } => {
+            for_game!(position.game, commands::moves::run, &position, json)?;
+        }
+        Command::Replay {
+            game,
+            repetition,
+            json,
+            files,
+        } => {
+            let had_errors = for_game!(
+                game,
+                commands::replay::run,
+                game,
+                &files,
+                repetition == Switch::On,
+                json
+            )?;
+            if had_errors {
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("kingstable: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}

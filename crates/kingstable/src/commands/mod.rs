@@ -1,0 +1,5 @@
+//! The subcommands.
+
+pub mod moves;
+pub mod perft;
+pub mod replay;

@@ -1,0 +1,81 @@
+//! Building a game of any kind from command-line options and records, so each command is
+//! written once over [`game::Game`].
+
+use anyhow::{Context, Result, bail};
+use game::record::Record;
+use game::{Game, GameKind, Player};
+use tafl::{Position, Rules, Tafl, Variant};
+
+/// A game the command line can set up.
+pub trait Setup: Game + Sized {
+    /// The start position of `kind`, or `position` (the game's position string) with
+    /// `side` to move, then `moves` played.
+    fn setup(
+        kind: GameKind,
+        position: Option<&str>,
+        side: Option<Player>,
+        repetition: bool,
+    ) -> Result<Self>;
+
+    /// The start of a recorded game (its tags may set up the position).
+    fn from_record(kind: GameKind, record: &Record, repetition: bool) -> Result<Self>;
+}
+
+fn variant(kind: GameKind) -> Result<Variant> {
+    Ok(match kind {
+        GameKind::Fetlar => Variant::Fetlar,
+        GameKind::Copenhagen => Variant::Copenhagen,
+        GameKind::Camelot => bail!("camelot is not a tafl variant"),
+    })
+}
+
+impl Setup for Tafl {
+    fn setup(
+        kind: GameKind,
+        position: Option<&str>,
+        side: Option<Player>,
+        repetition: bool,
+    ) -> Result<Self> {
+        let rules = Rules::new(variant(kind)?).with_repetition(repetition);
+        let position = match position {
+            None => {
+                if side.is_some() {
+                    bail!("--side needs --position");
+                }
+                Position::start()
+            }
+            Some(text) => {
+                let text = text.trim();
+                if text.split_whitespace().count() > 1 {
+                    Position::from_string_with_side(text)
+                        .with_context(|| format!("bad position {text:?}"))?
+                } else {
+                    let side = side.context(
+                        "--position needs --side attackers|defenders (or the side after the position)",
+                    )?;
+                    Position::from_opentafl(text, side)
+                        .with_context(|| format!("bad position {text:?}"))?
+                }
+            }
+        };
+        Ok(Tafl::from_position(rules, position))
+    }
+
+    fn from_record(kind: GameKind, record: &Record, repetition: bool) -> Result<Self> {
+        let rules = Rules::new(variant(kind)?).with_repetition(repetition);
+        let start = tafl::otg::start_of(record, rules)?;
+        Ok(Tafl::from_position(rules, start))
+    }
+}
+
+/// Plays `moves` (space-separated, the game's notation) from the current position,
+/// naming the first bad one.
+pub fn play_moves<G: Game>(game: &mut G, moves: &str) -> Result<()> {
+    for (i, text) in moves.split_whitespace().enumerate() {
+        let mv = game
+            .parse_move(text)
+            .with_context(|| format!("--moves: move {} ({text})", i + 1))?;
+        game.play(mv);
+    }
+    Ok(())
+}
