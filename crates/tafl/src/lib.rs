@@ -15,7 +15,8 @@
 //! assert_eq!(game::perft(&mut game, 2), 6_788);
 //! let mv = game.parse_move("d1-d3").unwrap();
 //! game.play(mv);
-//! assert_eq!(game.position().legal_moves().len(), 60);
+//! // The attacker on d3 now blocks two of the defenders' 60 opening moves.
+//! assert_eq!(game.position().legal_moves().len(), 58);
 //! ```
 //!
 //! Positions are [`Bitboard`]s (`u128`, one bit a square), moves are generated as sets

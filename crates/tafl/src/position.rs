@@ -199,7 +199,8 @@ impl Position {
             let mut digits = String::new();
             let flush = |digits: &mut String, file: &mut usize| {
                 if !digits.is_empty() {
-                    *file += digits.parse::<usize>().unwrap_or(usize::MAX / 2);
+                    let run = digits.parse::<usize>().unwrap_or(usize::MAX);
+                    *file = file.saturating_add(run);
                     digits.clear();
                 }
             };
@@ -210,7 +211,7 @@ impl Position {
                 }
                 flush(&mut digits, &mut file);
                 if file >= SIZE as usize {
-                    file += 1;
+                    file = file.saturating_add(1);
                     continue;
                 }
                 let sq = Square::new(file as u8, rank);
@@ -743,8 +744,11 @@ impl Position {
     }
 }
 
+/// The square at index `i` along an edge.
+type EdgeSquare = fn(u8) -> Square;
+
 /// The four edges, each as (the square at index i along it, the inward direction).
-const EDGES: [(fn(u8) -> Square, Direction); 4] = [
+const EDGES: [(EdgeSquare, Direction); 4] = [
     (|i| Square::new(i, 0), Direction::North),
     (|i| Square::new(i, SIZE - 1), Direction::South),
     (|i| Square::new(0, i), Direction::East),
