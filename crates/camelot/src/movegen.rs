@@ -1,0 +1,356 @@
+//! Legal move generation with every obligation of the rules.
+//!
+//! For the side to move:
+//!
+//! - **Who may move.** A piece in its own castle must be moved out (S10) and is then the
+//!   only piece that may move; otherwise every piece may, except that pieces in the
+//!   opponent's castle may only make castle moves (S8).
+//! - **Compulsory capture (S4).** If a piece that may move can jump at once, the move
+//!   must capture: a jump sequence (R3) or a knight's charge (R4). Captures available
+//!   only by a charge do not make capturing compulsory. In the S10 case only the piece in
+//!   the castle counts ("whatever captures exist elsewhere").
+//! - **Jumps (R3, S2, S3, S7).** Once a piece has jumped it goes on jumping while it can;
+//!   captured pieces leave at once (their squares can be landed on, and each is taken
+//!   once); a sequence may end on its start square; entering the opponent's castle ends
+//!   it. Jumps may enter the own castle (S9) and must go on out of it if they can (S10).
+//! - **Canters (R2, S5, S9).** Chains of leaps over friendly pieces, never into the own
+//!   castle, ending on the opponent's castle if they enter it (S7), never back on the
+//!   start square. A knight's canter may not land, at any step, on a square from which
+//!   it could jump (S5), unless the move goes on to capture: that is a charge.
+//! - **Charges (R4).** A knight's canter (at least one leap, ending elsewhere than its
+//!   start) followed by a jump sequence.
+//!
+//! Moves are collected as (from, to, captured) once each (S1): canter destinations come
+//! from a breadth-first search over landing squares, and capture sequences are
+//! deduplicated per piece.
+
+use game::{Outcome, Player};
+
+use crate::bitboard::Bitboard;
+use crate::moves::Move;
+use crate::position::{Position, castle};
+use crate::square::{Direction, Square};
+use crate::tables::{ADJACENT, LEAPS, square};
+
+/// What the side to move may move and must do here, read off the board.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Context {
+    pub(crate) own: Bitboard,
+    pub(crate) opp: Bitboard,
+    pub(crate) knights: Bitboard,
+    pub(crate) empty: Bitboard,
+    pub(crate) own_castle: Bitboard,
+    pub(crate) opp_castle: Bitboard,
+    /// Pieces that may move this turn other than by a castle move.
+    pub(crate) movers: Bitboard,
+    /// Whether a piece stands in its own castle and must leave it (S10).
+    pub(crate) duty: bool,
+    /// Movers that can jump at once: when any, the move must capture (S4).
+    pub(crate) jumpers: Bitboard,
+    /// Whether the side to move has a castle move left (S8).
+    pub(crate) castle_moves_left: bool,
+}
+
+/// The squares (outside `exclude`) from which a piece could jump one of `enemies` onto
+/// one of `landing`.
+fn jump_squares(enemies: Bitboard, landing: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for dir in Direction::ALL {
+        let back = dir.opposite();
+        out |= enemies.shift(back) & landing.shift2(back);
+    }
+    out
+}
+
+impl Context {
+    pub(crate) fn new(pos: &Position) -> Context {
+        let side = pos.side_to_move();
+        let own = pos.pieces(side);
+        let opp = pos.pieces(side.other());
+        let empty = Bitboard::ALL - own - opp;
+        let own_castle = castle(side);
+        let opp_castle = castle(side.other());
+        let in_own_castle = own & own_castle;
+        let duty = in_own_castle.any();
+        let movers = if duty {
+            in_own_castle
+        } else {
+            own - opp_castle
+        };
+        let jumpers = movers & jump_squares(opp, empty);
+        Context {
+            own,
+            opp,
+            knights: pos.knights(),
+            empty,
+            own_castle,
+            opp_castle,
+            movers,
+            duty,
+            jumpers,
+            castle_moves_left: pos.castle_moves(side) < 2,
+        }
+    }
+
+    /// Whether the move must capture (S4, or S10 for a piece leaving its castle).
+    pub(crate) fn must_capture(&self) -> bool {
+        self.jumpers.any()
+    }
+
+    /// Squares from which a knight that started on `from` could jump during its move
+    /// (S5): the start square is empty then. Jumps are never made from the opponent's
+    /// castle (S8), so its squares are left out.
+    pub(crate) fn knight_jump_squares(&self, base: Bitboard, from: Square) -> Bitboard {
+        let mut out = base;
+        for leap in &LEAPS[from.index()] {
+            // From `leap.land` the knight could jump `leap.over` back onto `from`.
+            if self.opp.contains_index(leap.over) {
+                out = out.with_index(leap.land);
+            }
+        }
+        out - self.opp_castle
+    }
+
+    /// Squares from which a jump is possible with every piece where it stands.
+    pub(crate) fn base_jump_squares(&self) -> Bitboard {
+        jump_squares(self.opp, self.empty)
+    }
+
+    /// Every square the piece on `from` can reach by a chain of canter leaps, start
+    /// included, landing only on squares outside `forbidden` (R2, S7, S9).
+    pub(crate) fn canter_reach(&self, from: Square, forbidden: Bitboard) -> Bitboard {
+        let friends = self.own.without(from);
+        let allowed = (self.empty.with(from) - self.own_castle) - forbidden;
+        let mut visited = Bitboard::from_square(from);
+        let mut queue = [0u8; 160];
+        queue[0] = from.index() as u8;
+        let (mut head, mut tail) = (0, 1);
+        while head < tail {
+            let at = queue[head];
+            head += 1;
+            if self.opp_castle.contains_index(at) {
+                continue; // S7: the move ends there.
+            }
+            for leap in &LEAPS[at as usize] {
+                if friends.contains_index(leap.over)
+                    && allowed.contains_index(leap.land)
+                    && !visited.contains_index(leap.land)
+                {
+                    visited = visited.with_index(leap.land);
+                    queue[tail] = leap.land;
+                    tail += 1;
+                }
+            }
+        }
+        visited
+    }
+
+    /// Whether a piece on `at` could jump one of `enemies` onto `empty`.
+    pub(crate) fn can_jump(at: u8, enemies: Bitboard, empty: Bitboard) -> bool {
+        LEAPS[at as usize]
+            .iter()
+            .any(|leap| enemies.contains_index(leap.over) && empty.contains_index(leap.land))
+    }
+
+    /// Adds every completed jump sequence of the piece from `from`, now on `at`, having
+    /// captured `captured`; `enemies` are the enemy pieces left and `empty` the squares
+    /// it may land on. Moves already in `out[start..]` are not added again (S1).
+    #[allow(clippy::too_many_arguments)]
+    fn jump_sequences(
+        &self,
+        from: Square,
+        at: u8,
+        captured: Bitboard,
+        enemies: Bitboard,
+        empty: Bitboard,
+        out: &mut Vec<Move>,
+        start: usize,
+    ) {
+        let mut jumped = false;
+        if !self.opp_castle.contains_index(at) {
+            for leap in &LEAPS[at as usize] {
+                if enemies.contains_index(leap.over) && empty.contains_index(leap.land) {
+                    jumped = true;
+                    let over = Bitboard::from_index(leap.over);
+                    self.jump_sequences(
+                        from,
+                        leap.land,
+                        captured | over,
+                        enemies - over,
+                        empty | over,
+                        out,
+                        start,
+                    );
+                }
+            }
+        }
+        if !jumped && captured.any() {
+            let mv = Move {
+                from,
+                to: square(at),
+                captured,
+            };
+            if !out[start..].contains(&mv) {
+                out.push(mv);
+            }
+        }
+    }
+
+    /// Adds the legal moves of the piece on `from` (which must be in `movers`).
+    /// `base_jumps` caches [`Context::base_jump_squares`] across pieces.
+    fn piece_moves(&self, from: Square, base_jumps: &mut Option<Bitboard>, out: &mut Vec<Move>) {
+        let must = self.must_capture();
+        let start = out.len();
+        let lifted = self.empty.with(from);
+        if self.jumpers.contains(from) {
+            self.jump_sequences(
+                from,
+                from.index() as u8,
+                Bitboard::EMPTY,
+                self.opp,
+                lifted,
+                out,
+                start,
+            );
+        }
+        if !must {
+            for to in ADJACENT[from.index()] & (self.empty - self.own_castle) {
+                out.push(Move::quiet(from, to));
+            }
+        }
+        let reach = self.canter_reach(from, Bitboard::EMPTY);
+        if self.knights.contains(from) {
+            let base = *base_jumps.get_or_insert_with(|| self.base_jump_squares());
+            let jump_from = self.knight_jump_squares(base, from);
+            let charge_starts = (reach & jump_from).without(from);
+            for at in charge_starts {
+                self.jump_sequences(
+                    from,
+                    at.index() as u8,
+                    Bitboard::EMPTY,
+                    self.opp,
+                    lifted,
+                    out,
+                    start,
+                );
+            }
+            if !must {
+                // S5: a canter that captures nothing may not land where it could jump.
+                let canters = if charge_starts.any() {
+                    self.canter_reach(from, jump_from)
+                } else {
+                    reach
+                };
+                for to in canters.without(from) {
+                    out.push(Move::quiet(from, to));
+                }
+            }
+        } else if !must {
+            for to in reach.without(from) {
+                out.push(Move::quiet(from, to));
+            }
+        }
+    }
+
+    /// Adds the castle moves (S8) of pieces in `pieces`.
+    fn castle_moves(&self, pieces: Bitboard, out: &mut Vec<Move>) {
+        if self.must_capture() || self.duty || !self.castle_moves_left {
+            return;
+        }
+        for from in pieces & self.own & self.opp_castle {
+            for to in self.opp_castle.without(from) & self.empty {
+                out.push(Move::quiet(from, to));
+            }
+        }
+    }
+
+    /// Adds the legal moves of the pieces in `pieces`.
+    pub(crate) fn generate(&self, pieces: Bitboard, out: &mut Vec<Move>) {
+        let mut base_jumps = None;
+        for from in pieces & self.movers {
+            self.piece_moves(from, &mut base_jumps, out);
+        }
+        self.castle_moves(pieces, out);
+    }
+
+    /// Whether any move is legal, answered without generating in the common cases.
+    pub(crate) fn has_move(&self) -> bool {
+        if !self.duty {
+            if self.must_capture() {
+                return true;
+            }
+            let mut targets = Bitboard::EMPTY;
+            for dir in Direction::ALL {
+                targets |= self.movers.shift(dir);
+            }
+            if (targets & (self.empty - self.own_castle)).any() {
+                return true;
+            }
+        }
+        let mut moves = Vec::new();
+        self.generate(Bitboard::ALL, &mut moves);
+        !moves.is_empty()
+    }
+}
+
+impl Position {
+    /// The end of the game that needs no move generation: two pieces in the opponent's
+    /// castle (W1), all pieces captured (W2), one piece or fewer each (D1), and the
+    /// fifty-move count (D3).
+    pub(crate) fn static_outcome(&self) -> Option<Outcome> {
+        crate::outcome::static_outcome(self)
+    }
+
+    /// Appends every legal move here to `out`: nothing when the game is over by the board
+    /// (see [`Position::outcome`]). Repetition (D2) needs the game's history and is
+    /// applied by [`Camelot`](crate::Camelot).
+    pub fn legal_moves_into(&self, out: &mut Vec<Move>) {
+        if self.static_outcome().is_none() {
+            Context::new(self).generate(Bitboard::ALL, out);
+        }
+    }
+
+    /// Every legal move here (see [`Position::legal_moves_into`]).
+    #[must_use]
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut moves = Vec::with_capacity(128);
+        self.legal_moves_into(&mut moves);
+        moves
+    }
+
+    /// The legal moves of the piece on `from` (for a user interface).
+    #[must_use]
+    pub fn legal_moves_from(&self, from: Square) -> Vec<Move> {
+        let mut moves = Vec::new();
+        if self.static_outcome().is_none() {
+            Context::new(self).generate(Bitboard::from_square(from), &mut moves);
+        }
+        moves
+    }
+
+    /// Whether `mv` is legal here; agrees with [`Position::legal_moves`].
+    #[must_use]
+    pub fn is_legal(&self, mv: Move) -> bool {
+        self.pieces(self.side_to_move()).contains(mv.from)
+            && self.legal_moves_from(mv.from).contains(&mv)
+    }
+
+    /// Whether the side to move has a legal move, ignoring whether the game is over.
+    #[must_use]
+    pub fn has_legal_move(&self) -> bool {
+        Context::new(self).has_move()
+    }
+
+    /// The pieces of the side to move that can jump at once and so make capturing
+    /// compulsory (S4; under S10 only the piece leaving its castle counts).
+    #[must_use]
+    pub fn jumpers(&self) -> Bitboard {
+        Context::new(self).jumpers
+    }
+}
+
+/// Whether `player` has a piece on both squares of the opponent's castle (W1).
+pub(crate) fn holds_castle(pos: &Position, player: Player) -> bool {
+    let target = castle(player.other());
+    pos.pieces(player) & target == target
+}
