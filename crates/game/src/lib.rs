@@ -321,6 +321,14 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// Appends every legal move to `out` (nothing if the game is over).
     fn legal_moves(&self, out: &mut Vec<Self::Move>);
 
+    /// The number of legal moves (0 if the game is over). By default it lists them; a
+    /// game may count faster (perft's last ply uses this).
+    fn count_legal_moves(&self) -> usize {
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
+        moves.len()
+    }
+
     /// Whether `mv` is legal here. Agrees with [`Game::legal_moves`].
     fn is_legal(&self, mv: Self::Move) -> bool;
 

@@ -40,14 +40,14 @@ fn count<G: Game>(game: &mut G, depth: u32, buffers: &mut [Vec<G::Move>]) -> u64
     if depth == 0 {
         return 1;
     }
+    if depth == 1 {
+        return game.count_legal_moves() as u64;
+    }
     let (moves, rest) = buffers
         .split_last_mut()
         .expect("one buffer per remaining ply");
     moves.clear();
     game.legal_moves(moves);
-    if depth == 1 {
-        return moves.len() as u64;
-    }
     let mut total = 0;
     for &mv in moves.iter() {
         game.play(mv);

@@ -110,7 +110,7 @@ macro_rules! for_game {
     ($kind:expr, $($run:ident)::+, $($arg:expr),*) => {
         match $kind {
             GameKind::Fetlar | GameKind::Copenhagen => $($run)::+::<tafl::Tafl>($($arg),*),
-            GameKind::Camelot => anyhow::bail!("camelot: rules crate not wired yet"),
+            GameKind::Camelot => $($run)::+::<camelot::Camelot>($($arg),*),
         }
     };
 }

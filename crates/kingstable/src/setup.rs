@@ -68,6 +68,60 @@ impl Setup for Tafl {
     }
 }
 
+impl Setup for camelot::Camelot {
+    fn setup(
+        kind: GameKind,
+        position: Option<&str>,
+        side: Option<Player>,
+        _repetition: bool,
+    ) -> Result<Self> {
+        if kind != GameKind::Camelot {
+            bail!("{kind} is not camelot");
+        }
+        let Some(text) = position else {
+            if side.is_some() {
+                bail!("--side needs --position");
+            }
+            return Ok(camelot::Camelot::start());
+        };
+        let text = text.trim();
+        // A board without the fields after it takes the side from --side.
+        let full = if text.contains(char::is_whitespace) {
+            text.to_owned()
+        } else {
+            let side = side.context("--position without a side needs --side white|black")?;
+            let letter = if side == Player::First { "w" } else { "b" };
+            format!("{text} {letter} 0 0 0")
+        };
+        let game = camelot::Camelot::from_position_string(&full)
+            .with_context(|| format!("bad position {full:?}"))?;
+        if let Some(side) = side
+            && game.to_move() != side
+        {
+            bail!(
+                "--side {} contradicts the side to move in the position",
+                kind.side_name(side)
+            );
+        }
+        Ok(game)
+    }
+
+    fn from_record(kind: GameKind, record: &Record, _repetition: bool) -> Result<Self> {
+        if kind != GameKind::Camelot {
+            bail!("{kind} is not camelot");
+        }
+        let game = match record.tag(camelot::record::FEN_TAG) {
+            Some(text) => camelot::Camelot::from_position_string(text)
+                .with_context(|| format!("bad {} tag", camelot::record::FEN_TAG))?,
+            None => camelot::Camelot::start(),
+        };
+        if record.second_player_starts && game.to_move() == Player::First {
+            bail!("the score starts with a Black move (1...) but White is to move");
+        }
+        Ok(game)
+    }
+}
+
 /// Plays `moves` (space-separated, the game's notation) from the current position,
 /// naming the first bad one.
 pub fn play_moves<G: Game>(game: &mut G, moves: &str) -> Result<()> {

@@ -259,6 +259,14 @@ impl Game for Tafl {
         }
     }
 
+    fn count_legal_moves(&self) -> usize {
+        if self.outcome.is_some() {
+            0
+        } else {
+            self.position.count_moves() as usize
+        }
+    }
+
     fn is_legal(&self, mv: Move) -> bool {
         self.outcome.is_none() && self.position.is_legal(mv)
     }

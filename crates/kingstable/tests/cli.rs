@@ -1,0 +1,220 @@
+//! The `kingstable` binary driven as a user or script would.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn kingstable(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kingstable"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn data(name: &str) -> String {
+    let path: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "tafl",
+        "tests",
+        "data",
+        name,
+    ]
+    .iter()
+    .collect();
+    path.to_string_lossy().into_owned()
+}
+
+fn temp_file(name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("kingstable-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn perft_prints_the_count_last() {
+    let out = kingstable(&["perft", "--game", "copenhagen", "--depth", "2"]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out).lines().last(), Some("6788"));
+}
+
+#[test]
+fn perft_divide_lists_moves_then_the_total() {
+    let out = kingstable(&["perft", "--game", "fetlar", "--depth", "2", "--divide"]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 117);
+    assert_eq!(lines[116], "6788");
+    let sum: u64 = lines[..116]
+        .iter()
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, 6788);
+}
+
+#[test]
+fn perft_from_a_position_and_moves() {
+    let out = kingstable(&[
+        "perft",
+        "--game",
+        "copenhagen",
+        "--depth",
+        "1",
+        "--position",
+        "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/",
+        "--side",
+        "defenders",
+    ]);
+    assert_eq!(stdout(&out).lines().last(), Some("60"));
+    let out = kingstable(&[
+        "perft",
+        "--game",
+        "copenhagen",
+        "--depth",
+        "1",
+        "--moves",
+        "d1-d3",
+    ]);
+    assert_eq!(stdout(&out).lines().last(), Some("58"));
+}
+
+#[test]
+fn moves_lists_captures_and_json() {
+    let out = kingstable(&[
+        "moves",
+        "--game",
+        "copenhagen",
+        "--moves",
+        "d1-d3 e5-e2 g1-g3 f4-c4",
+    ]);
+    let text = stdout(&out);
+    assert!(text.lines().any(|l| l == "g3-e3xe2"), "{text}");
+    let out = kingstable(&["moves", "--game", "fetlar", "--json"]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 116);
+    assert_eq!(list[0]["captures"], 0);
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_and_status_2() {
+    for (args, expected) in [
+        (vec!["moves", "--game", "chess"], "unknown game"),
+        (
+            vec!["moves", "--game", "fetlar", "--moves", "d1-d3 d3-d9"],
+            "move 2",
+        ),
+        (
+            vec!["moves", "--game", "fetlar", "--position", "/11/"],
+            "--side",
+        ),
+        (
+            vec![
+                "moves",
+                "--game",
+                "fetlar",
+                "--position",
+                "/11/",
+                "--side",
+                "attackers",
+            ],
+            "11 ranks",
+        ),
+        (
+            vec!["replay", "--game", "fetlar", "/no/such/file"],
+            "cannot read",
+        ),
+    ] {
+        let out = kingstable(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn replay_json_lines_for_a_move_list() {
+    let file = temp_file(
+        "games.txt",
+        "d1-d3 e5-e2 g1-g3 f4-c4 g3-e3xe2\n\nh1-h3 f8-i8 timeout\nd1-d3 e5-e2 ---\nd1-d3 d3-d4\n",
+    );
+    let out = kingstable(&["replay", "--game", "copenhagen", "--json", &file]);
+    assert_eq!(out.status.code(), Some(1), "one game has an error");
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["game"], 1);
+    assert_eq!(lines[0]["plies"], 5);
+    assert_eq!(lines[0]["status"], "ongoing");
+    assert_eq!(lines[0]["reason"], serde_json::Value::Null);
+    assert_eq!(lines[1]["game"], 3);
+    assert_eq!(
+        lines[1]["status"], "defenders_win",
+        "attackers to move lost on time"
+    );
+    assert_eq!(lines[1]["reason"], "timeout");
+    assert_eq!(
+        lines[2]["status"], "defenders_win",
+        "attackers to move resigned"
+    );
+    assert_eq!(lines[2]["reason"], "resignation");
+    assert_eq!(lines[3]["error"]["ply"], 2);
+    assert_eq!(lines[3]["error"]["move"], "d3-d4");
+    assert_eq!(lines[3]["plies"], 1);
+}
+
+#[test]
+fn replay_reports_the_fetlar_final_error_and_the_otg_result() {
+    let fetlar = data("fetlar_english_national_championship_2014_final.txt");
+    let out = kingstable(&["replay", "--game", "fetlar", "--json", &fetlar]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["error"]["ply"], 23);
+    assert_eq!(report["error"]["move"], "i11-i3xi2");
+
+    let otg = data("millar_vs_schachus_2015.otg");
+    let out = kingstable(&["replay", "--game", "copenhagen", "--json", &otg]);
+    assert!(out.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["plies"], 68);
+    assert_eq!(report["error"], serde_json::Value::Null);
+    assert_eq!(report["status"], "defenders_win");
+    assert_eq!(report["reason"], "resignation");
+    assert!(report["game"].as_str().unwrap().ends_with(".otg"));
+}
+
+#[test]
+fn replay_of_the_archive_is_clean_with_repetition_off() {
+    let csv = std::fs::read_to_string(data("aagenielsen_archive_part1.csv")).unwrap();
+    let moves: String = csv
+        .lines()
+        .skip(1)
+        .map(|l| format!("{}\n", l.split(',').nth(1).unwrap()))
+        .collect();
+    let file = temp_file("archive.txt", &moves);
+    let out = kingstable(&[
+        "replay",
+        "--game",
+        "copenhagen",
+        "--repetition",
+        "off",
+        &file,
+    ]);
+    assert!(out.status.success());
+    assert!(stdout(&out).ends_with("900 games replayed, 0 with errors\n"));
+}
+
+#[test]
+fn every_command_has_help() {
+    for command in ["perft", "moves", "replay"] {
+        let out = kingstable(&[command, "--help"]);
+        assert!(out.status.success());
+        assert!(stdout(&out).contains("--game"));
+    }
+}
