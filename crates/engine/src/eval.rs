@@ -1,0 +1,72 @@
+//! What the search needs to know about a game beyond [`game::Game`]: a static
+//! evaluation, and the game's forcing moves (immediate wins, threats to win, captures),
+//! which steer move ordering, quiescence and extensions.
+
+use std::hash::{Hash, Hasher};
+
+use game::Game;
+
+/// One game's knowledge for the search. Scores are from the point of view of the side to
+/// move, in centipawn-like units (a tafl attacker is worth about 100).
+///
+/// The defaults make any [`Game`] searchable with nothing but an evaluation: captures
+/// (from [`Game::captures`]) are the forcing moves and there are no threats.
+pub trait Evaluator<G: Game>: Send + Sync {
+    /// The static evaluation of a position whose game is not over.
+    fn evaluate(&self, game: &G) -> i32;
+
+    /// A legal move that ends the game at once in favour of the side to move, if there
+    /// is one that is cheap to see (tafl: the king reaching a corner, the king captured).
+    /// The search plays no other move when there is one.
+    fn winning_move(&self, _game: &G) -> Option<G::Move> {
+        None
+    }
+
+    /// Whether the opponent would have such a winning move if it were its turn: the side
+    /// to move must answer the threat (like being in check). The search extends these
+    /// positions and searches every move in them in quiescence.
+    fn in_danger(&self, _game: &G) -> bool {
+        false
+    }
+
+    /// Bonuses for move ordering: 0 for a quiet move, more for captures and threats.
+    /// `scores` has one slot per move and starts zeroed. Moves with a positive score are
+    /// never reduced or pruned.
+    fn tactical_scores(&self, game: &G, moves: &[G::Move], scores: &mut [i32]) {
+        for (mv, score) in moves.iter().zip(scores.iter_mut()) {
+            *score = game.captures(*mv) as i32 * 1000;
+        }
+    }
+
+    /// The moves quiescence search tries: captures, and with `threats` also the quiet
+    /// moves that threaten to win at once. Appends to `out` in a fixed order.
+    fn forcing_moves(&self, game: &G, _threats: bool, out: &mut Vec<G::Move>) {
+        let mut all = Vec::new();
+        game.legal_moves(&mut all);
+        out.extend(all.into_iter().filter(|&mv| game.captures(mv) > 0));
+    }
+
+    /// The number of slots in the history table.
+    fn history_size(&self) -> usize {
+        4096
+    }
+
+    /// The slot of a move (of the side to move) in the history table, below
+    /// [`Evaluator::history_size`].
+    fn history_key(&self, _game: &G, mv: G::Move) -> usize {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        mv.hash(&mut hasher);
+        (hasher.finish() % self.history_size() as u64) as usize
+    }
+}
+
+/// A game with a default evaluation, so generic code (the command line, protocols, the
+/// server) can build an engine for it.
+pub trait EngineGame: Game {
+    /// The evaluation used unless the caller supplies another.
+    type Evaluator: Evaluator<Self> + Default + Clone + 'static;
+}
+
+impl EngineGame for tafl::Tafl {
+    type Evaluator = crate::games::tafl::TaflEval;
+}

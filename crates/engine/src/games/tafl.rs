@@ -1,0 +1,624 @@
+//! The tafl evaluation (Fetlar and Copenhagen) and tafl's forcing moves.
+//!
+//! Everything is bit operations on the position's `u128` boards. The terms, from the
+//! defenders' side:
+//!
+//! - material: defenders and attackers on the board;
+//! - the king's escape: the corners he reaches now, the squares he reaches from which a
+//!   corner would be open along the edge (escape threats), and those that open two
+//!   corners at once (double threats, a win unless answered at once);
+//! - the king's mobility, and attackers next to him (capture danger; never on the edge,
+//!   where he cannot be captured);
+//! - corner guards: attackers on the squares that seal a corner off diagonally (`b3`,
+//!   `c2` for `a1`), and attackers exposed on the squares beside a corner;
+//! - encirclement pressure: how much of the board edge the defenders can still reach
+//!   through squares not held by attackers;
+//! - attacker walls: attackers linked diagonally (pieces move orthogonally, so a
+//!   diagonal chain is a wall);
+//! - Copenhagen: the king on the edge with defenders beside him and no attacker touching
+//!   him (a fort in the making).
+
+use game::Game;
+use tafl::{ATTACKERS, Bitboard, DEFENDERS, Direction, Move, Position, Square, Tafl};
+
+use crate::eval::Evaluator;
+
+/// The weights of the tafl evaluation, from the defenders' side (a positive weight helps
+/// the defenders). Units: an attacker is worth [`TaflWeights::attacker`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaflWeights {
+    /// Each attacker on the board.
+    pub attacker: i32,
+    /// Each defender (besides the king) on the board.
+    pub defender: i32,
+    /// Each square the king can move to.
+    pub king_mobility: i32,
+    /// Each corner the king could reach right now (only seen when the attackers are to
+    /// move and must block it).
+    pub open_corner: i32,
+    /// Each square the king can move to that opens a line to a corner (an escape threat).
+    pub escape_threat: i32,
+    /// Each square the king can move to that opens lines to two corners.
+    pub double_threat: i32,
+    /// Attackers next to the king off the edge (the empty throne counting as one), by
+    /// number: 0, 1, 2, 3 (4 means captured).
+    pub king_pressure: [i32; 4],
+    /// Each attacker on a corner guard square (`b3`, `c2` and their mirrors).
+    pub corner_guard: i32,
+    /// Each corner with both of its guard squares held.
+    pub corner_sealed: i32,
+    /// Each attacker on a square beside a corner (`a2`, `b1`…), where one defender
+    /// captures it against the corner.
+    pub corner_neighbour: i32,
+    /// Each edge square the defenders can reach through squares free of attackers, up to
+    /// [`TaflWeights::edge_reach_cap`].
+    pub edge_reach: i32,
+    /// Edge reach beyond this counts no more.
+    pub edge_reach_cap: i32,
+    /// Each diagonal link between two attackers.
+    pub attacker_link: i32,
+    /// Copenhagen: the king on the edge with two or more defenders beside him and no
+    /// attacker touching him.
+    pub fort: i32,
+    /// For the side to move.
+    pub tempo: i32,
+}
+
+impl Default for TaflWeights {
+    fn default() -> Self {
+        TaflWeights {
+            attacker: 100,
+            defender: 200,
+            king_mobility: 4,
+            open_corner: 400,
+            escape_threat: 60,
+            double_threat: 250,
+            king_pressure: [0, 5, 30, 90],
+            corner_guard: 18,
+            corner_sealed: 30,
+            corner_neighbour: 12,
+            edge_reach: 6,
+            edge_reach_cap: 20,
+            attacker_link: 6,
+            fort: 60,
+            tempo: 10,
+        }
+    }
+}
+
+/// The tafl evaluation, with the weights it uses.
+///
+/// ```
+/// use engine::Evaluator;
+/// use engine::games::tafl::TaflEval;
+/// use tafl::{Rules, Tafl};
+///
+/// let game = Tafl::new(Rules::COPENHAGEN);
+/// let eval = TaflEval::default();
+/// assert!(eval.evaluate(&game).abs() < 300, "the start is roughly balanced");
+/// assert_eq!(eval.winning_move(&game), None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaflEval {
+    /// The weights.
+    pub weights: TaflWeights,
+}
+
+const fn bb(squares: &[(u8, u8)]) -> Bitboard {
+    let mut bits = 0u128;
+    let mut i = 0;
+    while i < squares.len() {
+        let (file, rank) = squares[i];
+        bits |= 1u128 << (rank as u32 * 11 + file as u32);
+        i += 1;
+    }
+    Bitboard(bits)
+}
+
+/// Corners a line along the bottom/top edge leads east from (`a1`, `a11`), west from
+/// (`k1`, `k11`), and along the side edges north from (`a1`, `k1`) and south from (`a11`,
+/// `k11`).
+const FROM_WEST: Bitboard = bb(&[(0, 0), (0, 10)]);
+const FROM_EAST: Bitboard = bb(&[(10, 0), (10, 10)]);
+const FROM_SOUTH: Bitboard = bb(&[(0, 0), (10, 0)]);
+const FROM_NORTH: Bitboard = bb(&[(0, 10), (10, 10)]);
+
+/// Per corner, the two squares that seal it off diagonally.
+const GUARDS: [Bitboard; 4] = [
+    bb(&[(1, 2), (2, 1)]),
+    bb(&[(9, 2), (8, 1)]),
+    bb(&[(1, 8), (2, 9)]),
+    bb(&[(9, 8), (8, 9)]),
+];
+const ALL_GUARDS: Bitboard = Bitboard(GUARDS[0].0 | GUARDS[1].0 | GUARDS[2].0 | GUARDS[3].0);
+const CORNER_NEIGHBOURS: Bitboard = bb(&[
+    (1, 0),
+    (0, 1),
+    (9, 0),
+    (10, 1),
+    (0, 9),
+    (1, 10),
+    (10, 9),
+    (9, 10),
+]);
+
+/// The squares a piece on `from` can move to through `empty` (restricted squares
+/// included: only the king may stop there, the caller filters).
+#[inline]
+fn reach(from: Bitboard, empty: Bitboard) -> Bitboard {
+    let mut all = Bitboard::EMPTY;
+    for dir in Direction::ALL {
+        let mut ray = from.shift(dir) & empty;
+        while ray.any() {
+            all |= ray;
+            ray = ray.shift(dir) & empty;
+        }
+    }
+    all
+}
+
+#[inline]
+fn fill(from: Bitboard, dir: Direction, through: Bitboard) -> Bitboard {
+    let mut filled = from;
+    loop {
+        let next = filled | (filled.shift(dir) & through);
+        if next == filled {
+            return filled;
+        }
+        filled = next;
+    }
+}
+
+/// The king's escape geometry in a position.
+#[derive(Clone, Copy, Debug)]
+struct Escape {
+    /// The squares the king can move to.
+    reach: Bitboard,
+    /// Squares (not corners) with an open edge line to a corner if the king stood there,
+    /// per corner-direction family.
+    lines: [Bitboard; 4],
+}
+
+impl Escape {
+    #[inline]
+    fn of(pos: &Position) -> Escape {
+        let king = Bitboard::from_square(pos.king());
+        let occupied = pos.attackers() | pos.defenders() | king;
+        let empty = Bitboard::ALL - occupied;
+        // The king's own square counts as empty: he is the piece that would move.
+        let edge = (empty | king) & Bitboard::EDGE;
+        Escape {
+            reach: reach(king, empty),
+            lines: [
+                fill(FROM_WEST, Direction::East, edge) - Bitboard::CORNERS,
+                fill(FROM_EAST, Direction::West, edge) - Bitboard::CORNERS,
+                fill(FROM_SOUTH, Direction::North, edge) - Bitboard::CORNERS,
+                fill(FROM_NORTH, Direction::South, edge) - Bitboard::CORNERS,
+            ],
+        }
+    }
+
+    #[inline]
+    fn open_corners(&self) -> Bitboard {
+        self.reach & Bitboard::CORNERS
+    }
+
+    #[inline]
+    fn any_line(&self) -> Bitboard {
+        self.lines[0] | self.lines[1] | self.lines[2] | self.lines[3]
+    }
+
+    /// Squares open to two corners.
+    #[inline]
+    fn double_lines(&self) -> Bitboard {
+        let [a, b, c, d] = self.lines;
+        (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
+    }
+
+    /// King moves that threaten to escape next move.
+    #[inline]
+    fn threats(&self) -> Bitboard {
+        self.reach & self.any_line()
+    }
+}
+
+/// The first piece from `from` in `dir` (exclusive), through empty squares.
+#[inline]
+fn first_piece(from: Square, dir: Direction, occupied: Bitboard) -> Option<Square> {
+    let mut sq = from.step(dir)?;
+    loop {
+        if occupied.contains(sq) {
+            return Some(sq);
+        }
+        sq = sq.step(dir)?;
+    }
+}
+
+/// The attacker move that captures the king at once, if there is one (TAFL.md 6).
+fn king_capture(pos: &Position) -> Option<Move> {
+    let king = pos.king();
+    if king.is_edge() {
+        return None;
+    }
+    let around = Bitboard::from_square(king).neighbours();
+    let missing = around - pos.attackers() - Bitboard::THRONE;
+    if missing.count() != 1 {
+        return None;
+    }
+    let target = missing.first()?;
+    let occupied = pos.occupied();
+    if occupied.contains(target) {
+        return None;
+    }
+    Direction::ALL.into_iter().find_map(|dir| {
+        first_piece(target, dir, occupied)
+            .filter(|&from| pos.attackers().contains(from))
+            .map(|from| Move::new(from, target))
+    })
+}
+
+/// Squares a piece of the side to move can go to to make a custodial capture (TAFL.md
+/// 3; the shieldwall is not included).
+#[inline]
+fn capture_targets(pos: &Position) -> Bitboard {
+    let king = Bitboard::from_square(pos.king());
+    let (victims, anvils) = if pos.side_to_move() == ATTACKERS {
+        let throne = if pos.king() == Square::THRONE {
+            Bitboard::EMPTY
+        } else {
+            Bitboard::THRONE
+        };
+        (
+            pos.defenders(),
+            pos.attackers() | Bitboard::CORNERS | throne,
+        )
+    } else {
+        (
+            pos.attackers(),
+            pos.defenders() | king | Bitboard::CORNERS | Bitboard::THRONE,
+        )
+    };
+    let empty = Bitboard::ALL - pos.occupied();
+    let mut targets = Bitboard::EMPTY;
+    for dir in Direction::ALL {
+        let back = dir.opposite();
+        targets |= (victims & anvils.shift(back)).shift(back);
+    }
+    targets & empty
+}
+
+/// Appends the moves of the side to move that end on `to`, in direction order.
+#[inline]
+fn moves_to(pos: &Position, to: Square, king_only: bool, out: &mut Vec<Move>) {
+    let occupied = pos.occupied();
+    let own = if pos.side_to_move() == ATTACKERS {
+        pos.attackers()
+    } else {
+        pos.defenders() | Bitboard::from_square(pos.king())
+    };
+    for dir in Direction::ALL {
+        if let Some(from) = first_piece(to, dir, occupied) {
+            let is_king = from == pos.king();
+            if own.contains(from) && (is_king || (!king_only && !to.is_restricted())) {
+                out.push(Move::new(from, to));
+            }
+        }
+    }
+}
+
+fn diagonal_links(set: Bitboard) -> u32 {
+    (set & set.north().east()).count() + (set & set.north().west()).count()
+}
+
+impl TaflEval {
+    /// The evaluation from the defenders' side.
+    #[must_use]
+    pub fn defenders_score(&self, pos: &Position, copenhagen: bool) -> i32 {
+        let w = &self.weights;
+        let attackers = pos.attackers();
+        let defenders = pos.defenders();
+        let king_sq = pos.king();
+        let king = Bitboard::from_square(king_sq);
+
+        let mut score =
+            w.defender * defenders.count() as i32 - w.attacker * attackers.count() as i32;
+
+        let escape = Escape::of(pos);
+        score += w.king_mobility * escape.reach.count() as i32;
+        score += w.open_corner * escape.open_corners().count() as i32;
+        score += w.escape_threat * escape.threats().count() as i32;
+        score += w.double_threat * (escape.reach & escape.double_lines()).count() as i32;
+
+        let around = king.neighbours();
+        if !king_sq.is_edge() {
+            let pressing = (around & (attackers | Bitboard::THRONE)).count().min(3);
+            score -= w.king_pressure[pressing as usize];
+        }
+
+        let mut sealed = 0;
+        for guards in GUARDS {
+            sealed += i32::from((attackers & guards) == guards);
+        }
+        score -= w.corner_guard * (attackers & ALL_GUARDS).count() as i32;
+        score -= w.corner_sealed * sealed;
+        score += w.corner_neighbour * (attackers & CORNER_NEIGHBOURS).count() as i32;
+
+        let region = (defenders | king).flood(Bitboard::ALL - attackers);
+        let edge = (region & (Bitboard::EDGE - Bitboard::CORNERS)).count() as i32;
+        score += w.edge_reach * edge.min(w.edge_reach_cap);
+
+        score -= w.attacker_link * diagonal_links(attackers) as i32;
+
+        if copenhagen
+            && king_sq.is_edge()
+            && (around & attackers).is_empty()
+            && (around & defenders).count() >= 2
+        {
+            score += w.fort;
+        }
+        score
+    }
+}
+
+impl Evaluator<Tafl> for TaflEval {
+    fn evaluate(&self, game: &Tafl) -> i32 {
+        let pos = game.position();
+        let score = self.defenders_score(pos, game.rules().is_copenhagen());
+        if pos.side_to_move() == DEFENDERS {
+            score + self.weights.tempo
+        } else {
+            self.weights.tempo - score
+        }
+    }
+
+    fn winning_move(&self, game: &Tafl) -> Option<Move> {
+        if game.outcome().is_some() {
+            return None;
+        }
+        let pos = game.position();
+        if pos.side_to_move() == DEFENDERS {
+            let escape = Escape::of(pos);
+            escape
+                .open_corners()
+                .first()
+                .map(|corner| Move::new(pos.king(), corner))
+        } else {
+            king_capture(pos)
+        }
+    }
+
+    fn in_danger(&self, game: &Tafl) -> bool {
+        let pos = game.position();
+        if pos.side_to_move() == ATTACKERS {
+            Escape::of(pos).open_corners().any()
+        } else {
+            king_capture(pos).is_some()
+        }
+    }
+
+    fn tactical_scores(&self, game: &Tafl, moves: &[Move], scores: &mut [i32]) {
+        let pos = game.position();
+        let captures = capture_targets(pos);
+        let escape = Escape::of(pos);
+        let king = pos.king();
+        if pos.side_to_move() == DEFENDERS {
+            let threats = escape.threats();
+            let doubles = escape.reach & escape.double_lines();
+            for (mv, score) in moves.iter().zip(scores.iter_mut()) {
+                if captures.contains(mv.to) {
+                    *score += 10_000;
+                }
+                if mv.from == king {
+                    if mv.to.is_corner() {
+                        *score += 100_000;
+                    } else if doubles.contains(mv.to) {
+                        *score += 50_000;
+                    } else if threats.contains(mv.to) {
+                        *score += 20_000;
+                    }
+                }
+            }
+        } else {
+            let kill = king_capture(pos).map(|m| m.to);
+            // Squares on the king's escape routes: occupying one blocks a line or a threat.
+            let blocks = escape.reach & escape.any_line();
+            let beside = if king.is_edge() {
+                Bitboard::EMPTY
+            } else {
+                Bitboard::from_square(king).neighbours()
+            };
+            for (mv, score) in moves.iter().zip(scores.iter_mut()) {
+                if Some(mv.to) == kill {
+                    *score += 100_000;
+                }
+                if captures.contains(mv.to) {
+                    *score += 10_000;
+                }
+                if blocks.contains(mv.to) {
+                    *score += 8_000;
+                }
+                if beside.contains(mv.to) {
+                    *score += 3_000;
+                }
+            }
+        }
+    }
+
+    fn forcing_moves(&self, game: &Tafl, threats: bool, out: &mut Vec<Move>) {
+        if game.outcome().is_some() {
+            return;
+        }
+        let pos = game.position();
+        for to in capture_targets(pos) {
+            moves_to(pos, to, false, out);
+        }
+        if threats && pos.side_to_move() == DEFENDERS {
+            let escape = Escape::of(pos);
+            for to in escape.threats() - capture_targets(pos) {
+                out.push(Move::new(pos.king(), to));
+            }
+        }
+    }
+
+    fn history_size(&self) -> usize {
+        121 * 121
+    }
+
+    fn history_key(&self, _game: &Tafl, mv: Move) -> usize {
+        mv.from.index() * 121 + mv.to.index()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use game::Game;
+    use tafl::{Position, Rules};
+
+    fn game(text: &str, rules: Rules) -> Tafl {
+        Tafl::from_position(rules, Position::from_string_with_side(text).unwrap())
+    }
+
+    fn sq(name: &str) -> Square {
+        name.parse().unwrap()
+    }
+
+    /// Every move the hooks name is legal, and the forcing moves are exactly the legal
+    /// moves that capture (plus king threats when asked).
+    fn check_hooks(g: &Tafl) {
+        let eval = TaflEval::default();
+        let mut legal = Vec::new();
+        g.legal_moves(&mut legal);
+        let mut forcing = Vec::new();
+        eval.forcing_moves(g, false, &mut forcing);
+        let mut expected: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|&mv| {
+                // Custodial captures only: the shieldwall is not a quiescence capture.
+                let mut after = *g.position();
+                after.play_unchecked(mv, Rules::FETLAR).any()
+            })
+            .collect();
+        let mut got = forcing.clone();
+        got.sort();
+        got.dedup();
+        expected.sort();
+        assert_eq!(got, expected, "captures in {}", g.position_string());
+        assert_eq!(forcing.len(), got.len(), "no move twice");
+        if let Some(mv) = eval.winning_move(g) {
+            assert!(g.is_legal(mv));
+            let mut after = g.clone();
+            after.play(mv);
+            assert_eq!(after.outcome().and_then(|o| o.winner), Some(g.to_move()));
+        }
+    }
+
+    #[test]
+    fn hooks_agree_with_the_rules_along_archive_games() {
+        let games = [
+            "d1-d3 f8-i8 j6-j9 e7-e10 j9-e9xe10 d6-d9 f10-f9 g7-g10 e9-e10 h6-h9 k8-j8 g6-g9 k6-i6 f6-h6 a8-h8xi8 f7-h7xh8 f9-f8 h9-j9 k7-i7 h7-h9 i7-i10 h6-h7 i6-i7 e6-j6 i10-j10xj9 j6-j7xi7 d3-i3 h7-i7 h11-i11 h9-k9 i11-i9 i7-h7 g11-i11 h7-h2 k4-k2 h2-j2 h1-j1 g5-g2 i3-g3xg2 j7-j3 k5-k3 f4-k4xk3xk2",
+            "a8-e8 d6-d8xe8 d11-d9 e6-d6 a7-d7xd8 f8-d8xd7 a6-a7 e7-b7 e11-b11 e5-b5xb6 d1-b1 d6-a6 h11-h7 g5-g3 f2-f3 d8-a8xa7xa7",
+        ];
+        for moves in games {
+            let mut g = Tafl::new(Rules::COPENHAGEN.with_repetition(false));
+            check_hooks(&g);
+            for text in moves.split_whitespace() {
+                let mv = g.parse_move(text).unwrap();
+                g.play(mv);
+                check_hooks(&g);
+                let mut legal = Vec::new();
+                g.legal_moves(&mut legal);
+                for &reply in &legal {
+                    g.play(reply);
+                    check_hooks(&g);
+                    g.undo();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn king_with_open_edge_line_wins_in_one() {
+        // King on c1 can slide to a1.
+        let g = game(
+            "/2K5t2/11/11/11/11/4T6/11/11/11/3t7/11/ defenders",
+            Rules::FETLAR,
+        );
+        let eval = TaflEval::default();
+        assert_eq!(eval.winning_move(&g), Some(Move::new(sq("c1"), sq("a1"))));
+    }
+
+    #[test]
+    fn attackers_to_move_facing_an_open_line_are_in_danger() {
+        let g = game(
+            "/2K5t2/11/11/11/11/4T6/11/11/11/3t7/11/ attackers",
+            Rules::FETLAR,
+        );
+        let eval = TaflEval::default();
+        assert!(eval.in_danger(&g));
+        assert_eq!(eval.winning_move(&g), None);
+    }
+
+    #[test]
+    fn tafl_6b_king_beside_empty_throne_is_captured_by_three() {
+        // King on f5 (beside the empty throne f6), attackers on e5 and g5: one attacker
+        // from f2 closes f4.
+        let g = game(
+            "/11/5t5/11/11/4tKt4/11/11/11/11/11/1T9/ attackers",
+            Rules::COPENHAGEN,
+        );
+        let eval = TaflEval::default();
+        assert_eq!(eval.winning_move(&g), Some(Move::new(sq("f2"), sq("f4"))));
+        let defenders_to_move = game(
+            "/11/5t5/11/11/4tKt4/11/11/11/11/11/1T9/ defenders",
+            Rules::COPENHAGEN,
+        );
+        assert!(eval.in_danger(&defenders_to_move));
+        assert!(!eval.in_danger(&g), "the attackers face no threat");
+    }
+
+    #[test]
+    fn king_on_the_edge_cannot_be_captured() {
+        let g = game(
+            "/11/11/11/11/t10/Kt9/t10/11/11/11/11/ attackers",
+            Rules::FETLAR,
+        );
+        assert_eq!(king_capture(g.position()), None);
+    }
+
+    #[test]
+    fn evaluation_is_symmetric_under_side_to_move() {
+        let eval = TaflEval::default();
+        let a = game(
+            "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/ attackers",
+            Rules::FETLAR,
+        );
+        let d = game(
+            "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/ defenders",
+            Rules::FETLAR,
+        );
+        assert_eq!(
+            eval.evaluate(&a) + eval.evaluate(&d),
+            2 * eval.weights.tempo
+        );
+    }
+
+    #[test]
+    fn a_double_threat_is_worth_more_than_a_single_one() {
+        let eval = TaflEval::default();
+        // The king on f3 can reach the empty bottom edge at f1 (open both ways).
+        let double = game(
+            "/11/11/5K5/11/11/11/11/11/9t1/3t3t3/11/ attackers",
+            Rules::FETLAR,
+        );
+        // Same, with the j9 attacker on b1 instead, closing the way from f1 to a1.
+        let single = game(
+            "/1t9/11/5K5/11/11/11/11/11/11/3t3t3/11/ attackers",
+            Rules::FETLAR,
+        );
+        let pd = eval.defenders_score(double.position(), false);
+        let ps = eval.defenders_score(single.position(), false);
+        assert!(pd > ps + eval.weights.double_threat / 2, "{pd} vs {ps}");
+    }
+}

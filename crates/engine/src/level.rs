@@ -1,0 +1,191 @@
+//! Playing levels for people: the same six names everywhere (command line, web,
+//! protocol option).
+//!
+//! | level | name       | search                  | noise | picks among moves within |
+//! |-------|------------|-------------------------|-------|--------------------------|
+//! | 1     | `beginner` | 1 ply + quiescence      | ±60   | 120 of the best          |
+//! | 2     | `casual`   | 2 plies                 | ±40   | 60                       |
+//! | 3     | `club`     | 3 plies, ≤ 20k nodes    | ±20   | 30                       |
+//! | 4     | `expert`   | ≤ 250k nodes            | ±8    | 10                       |
+//! | 5     | `master`   | ≤ 2.5M nodes            | —     | best only                |
+//! | 6     | `maximum`  | everything the limits allow | — | best only                |
+//!
+//! Noise is a deterministic function of the position and the game's seed, so a level
+//! plays the same game the same way for the same seed, and different games differently.
+//! Lower levels never throw away a forced win they see and never choose a move they see
+//! losing when another does not: the margin is in evaluation units, far below a won or
+//! lost score. Time limits given by the caller still apply at every level.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A playing strength.
+///
+/// ```
+/// use engine::Level;
+/// assert_eq!("3".parse::<Level>(), Ok(Level::Club));
+/// assert_eq!("Master".parse::<Level>(), Ok(Level::Master));
+/// assert_eq!(Level::Beginner.to_string(), "beginner");
+/// assert_eq!(Level::Maximum.number(), 6);
+/// assert!("7".parse::<Level>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Level {
+    /// 1: one ply and a noisy evaluation; plausible moves, easy to beat.
+    Beginner = 1,
+    /// 2: two plies, some noise.
+    Casual = 2,
+    /// 3: three plies, a little noise.
+    Club = 3,
+    /// 4: a quarter of a million nodes, almost no noise.
+    Expert = 4,
+    /// 5: two and a half million nodes, no noise.
+    Master = 5,
+    /// 6: full strength within the time given.
+    #[default]
+    Maximum = 6,
+}
+
+/// What a level changes in the search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelSettings {
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+    /// Most nodes.
+    pub nodes: Option<u64>,
+    /// Amplitude of the deterministic evaluation noise (0: none).
+    pub noise: i32,
+    /// Moves scoring within this of the best may be chosen instead (0: the best only).
+    pub margin: i32,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 6] = [
+        Level::Beginner,
+        Level::Casual,
+        Level::Club,
+        Level::Expert,
+        Level::Master,
+        Level::Maximum,
+    ];
+
+    /// 1 to 6.
+    #[must_use]
+    pub const fn number(self) -> u8 {
+        self as u8
+    }
+
+    /// The name used everywhere (`beginner` … `maximum`).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Beginner => "beginner",
+            Level::Casual => "casual",
+            Level::Club => "club",
+            Level::Expert => "expert",
+            Level::Master => "master",
+            Level::Maximum => "maximum",
+        }
+    }
+
+    /// The level's search settings.
+    #[must_use]
+    pub const fn settings(self) -> LevelSettings {
+        match self {
+            Level::Beginner => LevelSettings {
+                depth: Some(1),
+                nodes: None,
+                noise: 60,
+                margin: 120,
+            },
+            Level::Casual => LevelSettings {
+                depth: Some(2),
+                nodes: None,
+                noise: 40,
+                margin: 60,
+            },
+            Level::Club => LevelSettings {
+                depth: Some(3),
+                nodes: Some(20_000),
+                noise: 20,
+                margin: 30,
+            },
+            Level::Expert => LevelSettings {
+                depth: None,
+                nodes: Some(250_000),
+                noise: 8,
+                margin: 10,
+            },
+            Level::Master => LevelSettings {
+                depth: None,
+                nodes: Some(2_500_000),
+                noise: 0,
+                margin: 0,
+            },
+            Level::Maximum => LevelSettings {
+                depth: None,
+                nodes: None,
+                noise: 0,
+                margin: 0,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A level that is neither 1–6 nor one of the names.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown level {0:?}: expected 1-6 or beginner, casual, club, expert, master, maximum")]
+pub struct ParseLevelError(pub String);
+
+impl FromStr for Level {
+    type Err = ParseLevelError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let text = s.trim();
+        Level::ALL
+            .into_iter()
+            .find(|level| {
+                level.name().eq_ignore_ascii_case(text) || level.number().to_string() == text
+            })
+            .ok_or_else(|| ParseLevelError(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_parse_by_number_and_name_and_print_their_name() {
+        for level in Level::ALL {
+            assert_eq!(level.to_string().parse::<Level>(), Ok(level));
+            assert_eq!(level.number().to_string().parse::<Level>(), Ok(level));
+        }
+        assert_eq!(" EXPERT ".parse::<Level>(), Ok(Level::Expert));
+        assert!("0".parse::<Level>().is_err());
+        assert!("grandmaster".parse::<Level>().is_err());
+    }
+
+    #[test]
+    fn stronger_levels_search_more_and_guess_less() {
+        let unlimited = |cap: Option<u64>| cap.unwrap_or(u64::MAX);
+        for pair in Level::ALL.windows(2) {
+            let (weak, strong) = (pair[0].settings(), pair[1].settings());
+            assert!(strong.noise <= weak.noise && strong.margin <= weak.margin);
+            assert!(strong.depth.unwrap_or(u32::MAX) >= weak.depth.unwrap_or(u32::MAX));
+            // Node caps start where depth caps stop being enough.
+            if weak.nodes.is_some() {
+                assert!(unlimited(strong.nodes) > unlimited(weak.nodes));
+            }
+        }
+        assert_eq!(Level::default(), Level::Maximum);
+        assert_eq!(Level::Maximum.settings().nodes, None);
+    }
+}

@@ -1,0 +1,1111 @@
+//! The search: iterative deepening, principal-variation alpha-beta with aspiration
+//! windows, quiescence over each game's forcing moves, and Lazy SMP (every thread
+//! searches the same root and they share the transposition table).
+
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use game::Game;
+
+use crate::eval::{EngineGame, Evaluator};
+use crate::level::{Level, LevelSettings};
+use crate::limits::{Limits, TimeBudget};
+use crate::score::{MAX_PLY, Score, from_tt, to_tt};
+use crate::tt::{Bound, TranspositionTable};
+
+/// Progress after each completed iteration, for printing (`info depth …`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInfo<M> {
+    /// The iteration's depth in plies.
+    pub depth: u32,
+    /// The deepest ply reached, extensions and quiescence included.
+    pub seldepth: u32,
+    /// The score for the side to move.
+    pub score: Score,
+    /// Nodes searched so far, all threads.
+    pub nodes: u64,
+    /// Nodes per second so far.
+    pub nps: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// The principal variation, first move first.
+    pub pv: Vec<M>,
+    /// Thousandths of the transposition table in use.
+    pub hashfull: u32,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult<M> {
+    /// The move to play (`None` only when the game is over).
+    pub best_move: Option<M>,
+    /// The score for the side to move.
+    pub score: Score,
+    /// The deepest completed iteration.
+    pub depth: u32,
+    /// The deepest ply reached.
+    pub seldepth: u32,
+    /// Nodes searched, all threads.
+    pub nodes: u64,
+    /// Time taken.
+    pub time: Duration,
+    /// The principal variation (starting with `best_move`).
+    pub pv: Vec<M>,
+}
+
+impl<M> SearchResult<M> {
+    /// Nodes per second.
+    #[must_use]
+    pub fn nps(&self) -> u64 {
+        nps(self.nodes, self.time)
+    }
+}
+
+fn nps(nodes: u64, time: Duration) -> u64 {
+    (nodes as f64 / time.as_secs_f64().max(1e-6)) as u64
+}
+
+/// An engine for one game: an evaluation, a transposition table (kept between moves of a
+/// game), a thread count and a level. `Send + Sync`; one search at a time per engine.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::AtomicBool;
+/// use engine::{DefaultEngine, Limits};
+/// use game::Game;
+/// use tafl::{Rules, Tafl};
+///
+/// let game = Tafl::new(Rules::COPENHAGEN);
+/// let engine = DefaultEngine::<Tafl>::default();
+/// let stop = Arc::new(AtomicBool::new(false)); // another thread may set it
+/// let mut depths = Vec::new();
+/// let result = engine.search(&game, &Limits::depth(2), &stop, |info| depths.push(info.depth));
+/// assert_eq!(depths, [1, 2]);
+/// assert!(game.is_legal(result.best_move.unwrap()));
+/// assert_eq!(result.pv[0], result.best_move.unwrap());
+/// ```
+pub struct Engine<G: Game, E: Evaluator<G>> {
+    eval: E,
+    tt: TranspositionTable,
+    threads: usize,
+    level: Level,
+    seed: u64,
+    _game: PhantomData<fn(&G)>,
+}
+
+/// The engine with a game's default evaluation.
+pub type DefaultEngine<G> = Engine<G, <G as EngineGame>::Evaluator>;
+
+impl<G: EngineGame> Default for Engine<G, G::Evaluator> {
+    fn default() -> Self {
+        Engine::new(G::Evaluator::default())
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> std::fmt::Debug for Engine<G, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("threads", &self.threads)
+            .field("level", &self.level)
+            .field("tt", &self.tt)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The transposition table size unless set otherwise.
+pub const DEFAULT_HASH_MB: usize = 64;
+
+impl<G: Game, E: Evaluator<G>> Engine<G, E> {
+    /// An engine with `eval`, one thread, a 64 MB table, full strength.
+    #[must_use]
+    pub fn new(eval: E) -> Self {
+        Engine {
+            eval,
+            tt: TranspositionTable::new(DEFAULT_HASH_MB),
+            threads: 1,
+            level: Level::Maximum,
+            seed: 0,
+            _game: PhantomData,
+        }
+    }
+
+    /// The evaluation.
+    pub fn evaluator(&self) -> &E {
+        &self.eval
+    }
+
+    /// Searches with `threads` threads (at least 1).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// The number of search threads.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Replaces the transposition table by an empty one of about `megabytes` MB.
+    pub fn set_hash_mb(&mut self, megabytes: usize) {
+        self.tt = TranspositionTable::new(megabytes);
+    }
+
+    /// Plays at `level` from now on.
+    pub fn set_level(&mut self, level: Level) {
+        self.level = level;
+    }
+
+    /// The level.
+    #[must_use]
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The seed of the lower levels' noise: give each game its own (a game id) so games
+    /// differ, and the same seed to replay a game exactly.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    /// Forgets what earlier searches stored (start of a new game).
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Searches `game` within `limits` (and the level's), calling `info` after each
+    /// completed iteration, until a limit is reached or `stop` is set (from any thread).
+    /// Returns at once with no move if the game is over.
+    pub fn search(
+        &self,
+        game: &G,
+        limits: &Limits,
+        stop: &AtomicBool,
+        mut info: impl FnMut(&SearchInfo<G::Move>),
+    ) -> SearchResult<G::Move> {
+        let start = Instant::now();
+        let settings = self.level.settings();
+        let budget = limits.budget(game.to_move());
+        let node_limit = min_opt(limits.nodes, settings.nodes);
+        let max_depth = min_opt(limits.depth, settings.depth)
+            .unwrap_or(MAX_DEPTH)
+            .clamp(1, MAX_DEPTH);
+        self.tt.new_search();
+        let shared = Shared {
+            tt: &self.tt,
+            external_stop: stop,
+            abort: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+            start,
+            budget,
+            node_limit,
+        };
+        let threads = self.threads;
+        let (main, helpers) = std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..threads)
+                .map(|id| {
+                    let shared = &shared;
+                    std::thread::Builder::new()
+                        .name(format!("search-{id}"))
+                        .stack_size(16 << 20)
+                        .spawn_scoped(scope, move || {
+                            let mut worker =
+                                Worker::new(id, game, &self.eval, shared, settings, self.seed);
+                            worker.iterate(max_depth, &mut |_| {})
+                        })
+                        .expect("spawning a search thread")
+                })
+                .collect();
+            let mut worker = Worker::new(0, game, &self.eval, &shared, settings, self.seed);
+            let main = worker.iterate(max_depth, &mut info);
+            shared.abort.store(true, Ordering::Relaxed);
+            let helpers: Vec<_> = handles
+                .into_iter()
+                .map(|h| h.join().expect("a search thread panicked"))
+                .collect();
+            (main, helpers)
+        });
+        let nodes = main.nodes + helpers.iter().map(|h| h.nodes).sum::<u64>();
+        // A helper that completed a deeper iteration knows more than the main thread.
+        let mut best = &main;
+        for helper in &helpers {
+            if helper.depth > best.depth && !helper.pv.is_empty() && settings.margin == 0 {
+                best = helper;
+            }
+        }
+        let mut pv = best.pv.clone();
+        let mut score = best.score;
+        if settings.margin > 0
+            && let Some((mv, s)) =
+                choose_within_margin(&main.root, settings.margin, self.seed ^ game.hash())
+            && pv.first() != Some(&mv)
+        {
+            pv = vec![mv];
+            score = s;
+        }
+        SearchResult {
+            best_move: pv.first().copied(),
+            score: Score(score),
+            depth: best.depth,
+            seldepth: best.seldepth,
+            nodes,
+            time: start.elapsed(),
+            pv,
+        }
+    }
+}
+
+fn min_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A lower level's choice: a move whose exact score is within `margin` of the best,
+/// better moves more likely. A forced win is never given up.
+fn choose_within_margin<M: Copy>(
+    root: &[RootScore<M>],
+    margin: i32,
+    seed: u64,
+) -> Option<(M, i32)> {
+    let best = root.iter().filter(|r| r.exact).map(|r| r.score).max()?;
+    if best >= Score::WIN_BOUND {
+        return None;
+    }
+    let candidates: Vec<(M, i32, u64)> = root
+        .iter()
+        .filter(|r| r.exact && r.score >= best - margin)
+        .map(|r| {
+            let closeness = (margin - (best - r.score) + 1) as u64;
+            (r.mv, r.score, closeness * closeness)
+        })
+        .collect();
+    let total: u64 = candidates.iter().map(|c| c.2).sum();
+    let mut pick = splitmix(seed) % total.max(1);
+    for (mv, score, weight) in candidates {
+        if pick < weight {
+            return Some((mv, score));
+        }
+        pick -= weight;
+    }
+    None
+}
+
+/// SplitMix64: a good 64-bit mix for noise and choices, no state.
+pub(crate) fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Iterations go no deeper than this.
+pub const MAX_DEPTH: u32 = 64;
+
+struct Shared<'a> {
+    tt: &'a TranspositionTable,
+    external_stop: &'a AtomicBool,
+    abort: AtomicBool,
+    nodes: AtomicU64,
+    start: Instant,
+    budget: TimeBudget,
+    node_limit: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RootScore<M> {
+    mv: M,
+    score: i32,
+    /// The score is exact (inside the window), not a bound.
+    exact: bool,
+}
+
+struct WorkerResult<M> {
+    depth: u32,
+    seldepth: u32,
+    score: i32,
+    pv: Vec<M>,
+    nodes: u64,
+    root: Vec<RootScore<M>>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Scored<M> {
+    mv: M,
+    key: i32,
+    index: u16,
+    /// The evaluator named it a capture or threat: never reduced or pruned.
+    tactical: bool,
+}
+
+struct RootMove<M> {
+    mv: M,
+    index: u16,
+    score: i32,
+    /// What `score` is, from the last time this move was searched.
+    bound: Bound,
+    /// The attempt (iteration and aspiration window) in which it was last searched.
+    attempt: u32,
+    pv: Vec<M>,
+}
+
+// Move-ordering keys: the hash move, then tactical moves (the evaluator's bonus), then
+// killers, then quiet moves by history.
+const KEY_HASH: i32 = i32::MAX;
+const KEY_TACTICAL: i32 = 1 << 24;
+const KEY_KILLER: [i32; 2] = [(1 << 23) + 1, 1 << 23];
+const HISTORY_MAX: i32 = 16_384;
+
+/// Nodes between two looks at the clock and the stop flags.
+const POLL_INTERVAL: u64 = 1024;
+/// Quiescence plies, and those of them in which threats are answered by all moves.
+const QS_MAX: usize = 12;
+
+struct Worker<'a, G: Game, E: Evaluator<G>> {
+    id: usize,
+    game: G,
+    eval: &'a E,
+    shared: &'a Shared<'a>,
+    settings: LevelSettings,
+    seed: u64,
+    nodes: u64,
+    flushed: u64,
+    seldepth: usize,
+    aborted: bool,
+    killers: Vec<[Option<G::Move>; 2]>,
+    history: Vec<i32>,
+    history_size: usize,
+    pv: Vec<Vec<G::Move>>,
+    generated: Vec<Vec<G::Move>>,
+    ordered: Vec<Vec<Scored<G::Move>>>,
+    bonuses: Vec<Vec<i32>>,
+    quiets: Vec<Vec<usize>>,
+    root: Vec<RootMove<G::Move>>,
+    attempt: u32,
+    lmr: Vec<[u8; 64]>,
+}
+
+impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
+    fn new(
+        id: usize,
+        game: &G,
+        eval: &'a E,
+        shared: &'a Shared<'a>,
+        settings: LevelSettings,
+        seed: u64,
+    ) -> Self {
+        let history_size = eval.history_size();
+        let lmr = (0..64)
+            .map(|depth| {
+                let mut row = [0u8; 64];
+                for (count, r) in row.iter_mut().enumerate() {
+                    if depth > 0 && count > 0 {
+                        let x = 0.5 + (depth as f64).ln() * (count as f64).ln() / 2.5;
+                        *r = x as u8;
+                    }
+                }
+                row
+            })
+            .collect();
+        Worker {
+            id,
+            game: game.clone(),
+            eval,
+            shared,
+            settings,
+            seed,
+            nodes: 0,
+            flushed: 0,
+            seldepth: 0,
+            aborted: false,
+            killers: vec![[None; 2]; MAX_PLY + 2],
+            history: vec![0; 2 * history_size],
+            history_size,
+            pv: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(32)).collect(),
+            generated: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(256)).collect(),
+            ordered: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(256)).collect(),
+            bonuses: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(256)).collect(),
+            quiets: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(64)).collect(),
+            root: Vec::new(),
+            attempt: 0,
+            lmr,
+        }
+    }
+
+    fn is_main(&self) -> bool {
+        self.id == 0
+    }
+
+    /// Looks at the flags and (main thread) the clock; true once the search must end.
+    fn poll(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if self.nodes - self.flushed < POLL_INTERVAL {
+            return false;
+        }
+        let total = self
+            .shared
+            .nodes
+            .fetch_add(self.nodes - self.flushed, Ordering::Relaxed)
+            + (self.nodes - self.flushed);
+        self.flushed = self.nodes;
+        if self.shared.abort.load(Ordering::Relaxed) {
+            self.aborted = true;
+        } else if self.is_main() {
+            let out_of_time = self
+                .shared
+                .budget
+                .hard
+                .is_some_and(|hard| self.shared.start.elapsed() >= hard);
+            let out_of_nodes = self.shared.node_limit.is_some_and(|limit| total >= limit);
+            if out_of_time || out_of_nodes || self.shared.external_stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+                self.shared.abort.store(true, Ordering::Relaxed);
+            }
+        }
+        self.aborted
+    }
+
+    fn static_eval(&self) -> i32 {
+        let eval = self.eval.evaluate(&self.game);
+        if self.settings.noise == 0 {
+            return eval;
+        }
+        let span = 2 * self.settings.noise as u64 + 1;
+        eval + (splitmix(self.game.hash() ^ self.seed) % span) as i32 - self.settings.noise
+    }
+
+    fn iterate(
+        &mut self,
+        max_depth: u32,
+        info: &mut dyn FnMut(&SearchInfo<G::Move>),
+    ) -> WorkerResult<G::Move> {
+        let mut result = WorkerResult {
+            depth: 0,
+            seldepth: 0,
+            score: 0,
+            pv: Vec::new(),
+            nodes: 0,
+            root: Vec::new(),
+        };
+        let to_move = self.game.to_move();
+        if let Some(outcome) = self.game.outcome() {
+            result.score = Score::of_outcome(outcome, to_move, 0).0;
+            return result;
+        }
+        let mut moves = Vec::new();
+        self.game.legal_moves(&mut moves);
+        if moves.is_empty() {
+            result.score = Score::loss_in(0).0;
+            return result;
+        }
+        if let Some(mv) = self.eval.winning_move(&self.game) {
+            self.nodes += 1;
+            result.depth = 1;
+            result.score = Score::win_in(1).0;
+            result.pv = vec![mv];
+            result.nodes = self.nodes;
+            result.root = vec![RootScore {
+                mv,
+                score: result.score,
+                exact: true,
+            }];
+            if self.is_main() {
+                self.report(&result, info);
+            }
+            return result;
+        }
+        let mut bonuses = vec![0; moves.len()];
+        self.eval.tactical_scores(&self.game, &moves, &mut bonuses);
+        self.root = moves
+            .iter()
+            .zip(&bonuses)
+            .enumerate()
+            .map(|(i, (&mv, &bonus))| RootMove {
+                mv,
+                index: i as u16,
+                score: bonus,
+                bound: Bound::Upper,
+                attempt: 0,
+                pv: vec![mv],
+            })
+            .collect();
+        self.root.sort_by_key(|r| std::cmp::Reverse(r.score));
+        if self.id > 0 {
+            // Helpers start from a different order so the threads diverge.
+            let n = self.root.len();
+            self.root[..n.min(4)].rotate_left(self.id % n.min(4));
+        }
+
+        let mut stable_iterations = 0;
+        for iteration in 1..=max_depth {
+            let depth = if self.id % 2 == 1 {
+                (iteration + 1).min(max_depth)
+            } else {
+                iteration
+            } as i32;
+            self.seldepth = 0;
+            let previous_best = result.pv.first().copied();
+            let (score, completed) = self.aspiration(depth, result.score, iteration);
+            if !completed {
+                // The interrupted iteration searched the old best move first: a move that
+                // then scored inside the window, or above it, is better.
+                if let Some(better) = self
+                    .root
+                    .iter()
+                    .filter(|r| r.attempt == self.attempt && r.bound != Bound::Upper)
+                    .max_by_key(|r| r.score)
+                    && result.depth > 0
+                    && Some(better.mv) != previous_best
+                {
+                    result.pv = better.pv.clone();
+                    result.score = better.score;
+                }
+                break;
+            }
+            result.depth = depth as u32;
+            result.seldepth = self.seldepth as u32;
+            result.score = score;
+            result.pv = self.root[0].pv.clone();
+            result.root = self
+                .root
+                .iter()
+                .map(|r| RootScore {
+                    mv: r.mv,
+                    score: r.score,
+                    exact: r.bound == Bound::Exact,
+                })
+                .collect();
+            if result.pv.first().copied() == previous_best {
+                stable_iterations += 1;
+            } else {
+                stable_iterations = 0;
+            }
+            if !self.is_main() {
+                if self.shared.abort.load(Ordering::Relaxed) {
+                    break;
+                }
+                continue;
+            }
+            result.nodes = self.nodes;
+            self.report(&result, info);
+            if self.should_stop_iterating(&result, stable_iterations) {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result
+    }
+
+    fn report(&self, result: &WorkerResult<G::Move>, info: &mut dyn FnMut(&SearchInfo<G::Move>)) {
+        let time = self.shared.start.elapsed();
+        let nodes = self.shared.nodes.load(Ordering::Relaxed) + (self.nodes - self.flushed);
+        info(&SearchInfo {
+            depth: result.depth,
+            seldepth: result.seldepth.max(result.depth),
+            score: Score(result.score),
+            nodes,
+            nps: nps(nodes, time),
+            time,
+            pv: result.pv.clone(),
+            hashfull: self.shared.tt.permille_full(),
+        });
+    }
+
+    fn should_stop_iterating(&self, result: &WorkerResult<G::Move>, stable: u32) -> bool {
+        if self.shared.external_stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        // A proven result needs no deeper search.
+        if let Some(plies) = Score(result.score).plies_to_end()
+            && plies.unsigned_abs() <= result.depth
+        {
+            return true;
+        }
+        if self.root.len() == 1 && self.shared.budget.soft.is_some() {
+            return true;
+        }
+        if let Some(soft) = self.shared.budget.soft {
+            // The next iteration takes several times as long as this one: start it only
+            // when it can finish, and sooner give up when the best move keeps changing.
+            let share = match stable {
+                0 => 0.7,
+                1 => 0.5,
+                _ => 0.35,
+            };
+            return self.shared.start.elapsed().as_secs_f64() >= soft.as_secs_f64() * share;
+        }
+        false
+    }
+
+    /// One iteration, in a window around the last score that widens on failure.
+    fn aspiration(&mut self, depth: i32, last: i32, iteration: u32) -> (i32, bool) {
+        let mut delta = 30;
+        let (mut alpha, mut beta) =
+            if iteration >= 4 && self.settings.margin == 0 && !Score(last).is_decisive() {
+                (last - delta, last + delta)
+            } else {
+                (-Score::INFINITE, Score::INFINITE)
+            };
+        loop {
+            let score = self.root_search(depth, alpha, beta);
+            if self.aborted {
+                return (score, false);
+            }
+            if score <= alpha && alpha > -Score::INFINITE {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-Score::INFINITE);
+            } else if score >= beta && beta < Score::INFINITE {
+                beta = (score + delta).min(Score::INFINITE);
+            } else {
+                return (score, true);
+            }
+            delta *= 2;
+            if delta > 1000 {
+                alpha = -Score::INFINITE;
+                beta = Score::INFINITE;
+            }
+        }
+    }
+
+    fn root_search(&mut self, depth: i32, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        self.attempt += 1;
+        let margin = self.settings.margin;
+        let window_alpha = alpha;
+        let mut best = -Score::INFINITE;
+        let mut best_index = None;
+        for i in 0..self.root.len() {
+            let mv = self.root[i].mv;
+            // A lower level wants exact scores for every move near the best, to choose
+            // among them.
+            let floor = if margin > 0 && best > -Score::INFINITE {
+                (best - margin).max(window_alpha)
+            } else {
+                alpha
+            };
+            self.game.play(mv);
+            let mut score;
+            if i == 0 {
+                score = -self.search(depth - 1, 1, -beta, -floor);
+            } else {
+                score = -self.search(depth - 1, 1, -floor - 1, -floor);
+                if score > floor && score < beta && !self.aborted {
+                    score = -self.search(depth - 1, 1, -beta, -floor);
+                }
+            }
+            self.game.undo();
+            if self.aborted {
+                break;
+            }
+            let root = &mut self.root[i];
+            root.score = score;
+            root.attempt = self.attempt;
+            root.bound = if score >= beta {
+                Bound::Lower
+            } else if score > floor {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            if score > floor {
+                root.pv.clear();
+                root.pv.push(mv);
+                root.pv.extend_from_slice(&self.pv[1]);
+            }
+            if score > best {
+                best = score;
+                best_index = Some(root.index);
+                if score > alpha {
+                    alpha = score;
+                }
+                if score >= beta {
+                    break;
+                }
+            }
+        }
+        // Best first; the rest keep their order among equals.
+        self.root.sort_by_key(|r| std::cmp::Reverse(r.score));
+        if !self.aborted {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best_index.is_some() && best > -Score::INFINITE {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            let eval = self.eval.evaluate(&self.game);
+            self.shared.tt.store(
+                self.game.hash(),
+                best_index,
+                to_tt(best, 0),
+                eval,
+                depth,
+                bound,
+            );
+        }
+        best
+    }
+
+    /// Fills the ordering keys of `ordered` from the generated moves.
+    fn order(&mut self, ply: usize, hash_index: Option<u16>) {
+        let moves = std::mem::take(&mut self.generated[ply]);
+        let mut bonuses = std::mem::take(&mut self.bonuses[ply]);
+        let mut ordered = std::mem::take(&mut self.ordered[ply]);
+        bonuses.clear();
+        bonuses.resize(moves.len(), 0);
+        self.eval.tactical_scores(&self.game, &moves, &mut bonuses);
+        let side = self.game.to_move().index() * self.history_size;
+        let killers = self.killers[ply];
+        ordered.clear();
+        for (i, (&mv, &bonus)) in moves.iter().zip(&bonuses).enumerate() {
+            let key = if Some(i as u16) == hash_index {
+                KEY_HASH
+            } else if bonus > 0 {
+                KEY_TACTICAL + bonus
+            } else if Some(mv) == killers[0] {
+                KEY_KILLER[0]
+            } else if Some(mv) == killers[1] {
+                KEY_KILLER[1]
+            } else {
+                self.history[side + self.eval.history_key(&self.game, mv)]
+            };
+            ordered.push(Scored {
+                mv,
+                key,
+                index: i as u16,
+                tactical: bonus > 0,
+            });
+        }
+        self.generated[ply] = moves;
+        self.bonuses[ply] = bonuses;
+        self.ordered[ply] = ordered;
+    }
+
+    /// Moves the best remaining move to `i`: a selection step for the first few (a cut
+    /// comes early in most nodes), one sort for the rest.
+    fn pick(list: &mut [Scored<G::Move>], i: usize) {
+        const SELECT: usize = 3;
+        if i < SELECT {
+            let mut best = i;
+            for j in i + 1..list.len() {
+                if list[j].key > list[best].key {
+                    best = j;
+                }
+            }
+            list.swap(i, best);
+        } else if i == SELECT {
+            list[i..].sort_unstable_by_key(|s| std::cmp::Reverse(s.key));
+        }
+    }
+
+    fn update_pv(&mut self, ply: usize, mv: G::Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(mv);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    fn update_history(&mut self, slot: usize, bonus: i32) {
+        let entry = &mut self.history[slot];
+        *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
+    }
+
+    fn search(&mut self, depth: i32, ply: usize, mut alpha: i32, mut beta: i32) -> i32 {
+        if depth <= 0 {
+            return self.qsearch(ply, alpha, beta, 0);
+        }
+        let pv_node = beta - alpha > 1;
+        self.pv[ply].clear();
+        self.nodes += 1;
+        if self.poll() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let to_move = self.game.to_move();
+        if let Some(outcome) = self.game.outcome() {
+            return Score::of_outcome(outcome, to_move, ply).0;
+        }
+        if let Some(mv) = self.eval.winning_move(&self.game) {
+            self.pv[ply].push(mv);
+            return Score::WIN - ply as i32 - 1;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.static_eval();
+        }
+        // No line from here can beat a win already found nearer the root.
+        alpha = alpha.max(-Score::WIN + ply as i32);
+        beta = beta.min(Score::WIN - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        let in_danger = self.eval.in_danger(&self.game);
+        let mut depth = depth + i32::from(in_danger);
+
+        let key = self.game.hash();
+        let entry = self.shared.tt.probe(key);
+        let mut hash_index = None;
+        let mut tt_eval = None;
+        if let Some(e) = entry {
+            hash_index = e.move_index;
+            tt_eval = Some(e.eval);
+            if !pv_node && e.depth >= depth {
+                let score = from_tt(e.score, ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cut {
+                    return score;
+                }
+            }
+        }
+        let static_eval = tt_eval.unwrap_or_else(|| self.static_eval());
+        let quiet_node = !pv_node && !in_danger && beta.abs() < Score::WIN_BOUND;
+
+        // Reverse futility: far enough above beta that a quiet move will not undo it.
+        if quiet_node && depth <= 6 && static_eval - 90 * depth >= beta {
+            return static_eval;
+        }
+        // Without a hash move a deep search is badly ordered: search it shallower first.
+        if hash_index.is_none() && depth >= 5 {
+            depth -= 1;
+        }
+
+        let mut generated = std::mem::take(&mut self.generated[ply]);
+        generated.clear();
+        self.game.legal_moves(&mut generated);
+        let count = generated.len();
+        self.generated[ply] = generated;
+        if count == 0 {
+            return Score::loss_in(ply as u32).0;
+        }
+        let hash_index = hash_index.filter(|&i| usize::from(i) < count);
+        self.order(ply, hash_index);
+        let mut ordered = std::mem::take(&mut self.ordered[ply]);
+        let mut quiets = std::mem::take(&mut self.quiets[ply]);
+        quiets.clear();
+
+        let side = to_move.index() * self.history_size;
+        let original_alpha = alpha;
+        let mut best = -Score::INFINITE;
+        let mut best_index = None;
+        let mut quiets_searched = 0usize;
+        // Every move before the i-th was searched: pruning ends the loop.
+        for i in 0..ordered.len() {
+            let searched = i;
+            Self::pick(&mut ordered, i);
+            let Scored {
+                mv,
+                key: order_key,
+                index,
+                tactical,
+            } = ordered[i];
+            let killer = order_key == KEY_KILLER[0] || order_key == KEY_KILLER[1];
+            if quiet_node && !tactical && order_key < KEY_KILLER[1] && best > -Score::WIN_BOUND {
+                // Late quiet moves at shallow depth rarely matter; the rest are no better.
+                if depth <= 4 && quiets_searched >= 6 + 4 * (depth * depth) as usize {
+                    break;
+                }
+                if depth <= 3 && static_eval + 100 + 110 * depth <= alpha {
+                    break;
+                }
+            }
+            let history_slot = side + self.eval.history_key(&self.game, mv);
+            self.game.play(mv);
+            let new_depth = depth - 1;
+            let mut score;
+            if searched == 0 {
+                score = -self.search(new_depth, ply + 1, -beta, -alpha);
+            } else {
+                let mut reduction = 0;
+                if depth >= 3 && !tactical && searched >= 2 + 2 * usize::from(pv_node) {
+                    reduction = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
+                    if pv_node || killer {
+                        reduction -= 1;
+                    }
+                    reduction = reduction.clamp(0, new_depth - 1);
+                }
+                score = -self.search(new_depth - reduction, ply + 1, -alpha - 1, -alpha);
+                if score > alpha && reduction > 0 && !self.aborted {
+                    score = -self.search(new_depth, ply + 1, -alpha - 1, -alpha);
+                }
+                if score > alpha && score < beta && !self.aborted {
+                    score = -self.search(new_depth, ply + 1, -beta, -alpha);
+                }
+            }
+            self.game.undo();
+            if self.aborted {
+                self.ordered[ply] = ordered;
+                self.quiets[ply] = quiets;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    best_index = Some(index);
+                    self.update_pv(ply, mv);
+                    if score >= beta {
+                        if !tactical {
+                            let bonus = (depth * depth * 16).min(2000);
+                            self.update_history(history_slot, bonus);
+                            for &slot in &quiets {
+                                self.update_history(slot, -bonus);
+                            }
+                            let killers = &mut self.killers[ply];
+                            if killers[0] != Some(mv) {
+                                killers[1] = killers[0];
+                                killers[0] = Some(mv);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+            if !tactical {
+                quiets_searched += 1;
+                quiets.push(history_slot);
+            }
+        }
+        self.ordered[ply] = ordered;
+        self.quiets[ply] = quiets;
+        if best == -Score::INFINITE {
+            // Every move was pruned: the node is no better than its static score.
+            best = static_eval.min(alpha);
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha && best_index.is_some() {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared
+            .tt
+            .store(key, best_index, to_tt(best, ply), static_eval, depth, bound);
+        best
+    }
+
+    fn qsearch(&mut self, ply: usize, mut alpha: i32, beta: i32, qply: usize) -> i32 {
+        self.pv[ply].clear();
+        self.nodes += 1;
+        if self.poll() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let to_move = self.game.to_move();
+        if let Some(outcome) = self.game.outcome() {
+            return Score::of_outcome(outcome, to_move, ply).0;
+        }
+        if let Some(mv) = self.eval.winning_move(&self.game) {
+            self.pv[ply].push(mv);
+            return Score::WIN - ply as i32 - 1;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.static_eval();
+        }
+        let in_danger = self.eval.in_danger(&self.game);
+        let mut generated = std::mem::take(&mut self.generated[ply]);
+        generated.clear();
+        let mut best;
+        if in_danger && qply < QS_MAX {
+            // The threat must be answered: every move, no standing pat.
+            best = -Score::WIN + ply as i32;
+            self.game.legal_moves(&mut generated);
+        } else {
+            let stand = self.static_eval();
+            if stand >= beta || qply >= QS_MAX {
+                self.generated[ply] = generated;
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            best = stand;
+            self.eval
+                .forcing_moves(&self.game, qply == 0, &mut generated);
+        }
+        self.generated[ply] = generated;
+        self.order(ply, None);
+        let mut ordered = std::mem::take(&mut self.ordered[ply]);
+        for i in 0..ordered.len() {
+            Self::pick(&mut ordered, i);
+            let mv = ordered[i].mv;
+            self.game.play(mv);
+            let score = -self.qsearch(ply + 1, -beta, -alpha, qply + 1);
+            self.game.undo();
+            if self.aborted {
+                self.ordered[ply] = ordered;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.ordered[ply] = ordered;
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn margin_choice_keeps_forced_wins_and_stays_within_margin() {
+        let root = [
+            RootScore {
+                mv: 1,
+                score: 50,
+                exact: true,
+            },
+            RootScore {
+                mv: 2,
+                score: 40,
+                exact: true,
+            },
+            RootScore {
+                mv: 3,
+                score: 5,
+                exact: true,
+            },
+            RootScore {
+                mv: 4,
+                score: 45,
+                exact: false,
+            },
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..200 {
+            let (mv, _) = choose_within_margin(&root, 20, seed).unwrap();
+            seen.insert(mv);
+        }
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), [1, 2]);
+        let won = [
+            RootScore {
+                mv: 1,
+                score: Score::win_in(3).0,
+                exact: true,
+            },
+            RootScore {
+                mv: 2,
+                score: Score::win_in(3).0 - 10,
+                exact: true,
+            },
+        ];
+        assert!(
+            choose_within_margin(&won, 100, 7).is_none(),
+            "a win is played as found"
+        );
+    }
+}
