@@ -24,7 +24,7 @@ use crate::position::Position;
 /// assert_eq!(game.undo(), Some(mv));
 /// assert_eq!(game.position_string(), camelot::START_FEN);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Camelot {
     position: Position,
     history: Vec<(Position, Move)>,
