@@ -23,6 +23,20 @@
 //! Moves are collected as (from, to, captured) once each (S1): canter destinations come
 //! from a breadth-first search over landing squares, and capture sequences are
 //! deduplicated per piece.
+//!
+//! Readings of points the rules leave open (each has a test):
+//!
+//! - A piece leaving its own castle must capture only if it can jump at once, as in S4;
+//!   a charge it could make does not oblige it (`camelot_s10_leaving_by_charge_...`).
+//! - A jump sequence out of the own castle may come back into it (it is a jump, which
+//!   S9 allows); the piece must then leave again next turn. Forbidding it would leave a
+//!   side that must jump with no legal move (`camelot_s10_a_jump_out_that_circles_...`).
+//! - A knight's canter entering the opponent's castle is not checked for S5 on the
+//!   castle square: the knight could not jump from there (S8).
+//! - The canter part of a charge may not end on the knight's start square (R2), so a
+//!   charge never repeats a plain jump sequence under another path.
+//! - A canter may pass over the same square twice; it adds no move, as moves are
+//!   identified by their ends and captures (S1).
 
 use game::{Outcome, Player};
 

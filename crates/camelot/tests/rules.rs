@@ -3,7 +3,7 @@
 
 mod common;
 
-use camelot::{Bitboard, Camelot, Illegal, Move, Position};
+use camelot::{Bitboard, Camelot, Direction, Illegal, Move, Position, Square};
 use common::*;
 use game::{EndReason, Game, Outcome, Player};
 
@@ -400,9 +400,18 @@ fn camelot_s8_pieces_on_castle_squares_cannot_be_jumped_or_cantered_over() {
     );
     let pos = position("MF2 ME2 MA4 mF1 mL12", 'w');
     assert!(pos.jumpers().is_empty(), "F1 cannot be jumped");
-    let pos = position("MG1 MF2 MA4 mL12 mL13", 'w');
-    // White's own castle piece G1 must leave; no canter passes over F1 or G1.
-    assert!(pos.legal_moves().iter().all(|m| m.from == sq("G1")));
+    // Geometrically, nothing lies beyond a castle square in any direction from any of
+    // its neighbours, so no leap of any kind passes over one.
+    for c in [Square::F1, Square::G1, Square::F16, Square::G16] {
+        for dir in Direction::ALL {
+            if let Some(beside) = c.step(dir.opposite()) {
+                assert_eq!(c.step(dir), None, "{beside} over {c}");
+            }
+        }
+    }
+    // A White man beside Black men on F16 and G16 has nothing to jump.
+    let pos = position("MF15 MA4 mF16 mL12", 'w');
+    assert!(pos.jumpers().is_empty());
 }
 
 #[test]
@@ -475,6 +484,28 @@ fn camelot_s10_leaving_the_castle_it_must_jump_if_it_can() {
         illegal(&pos, "F1-E2"),
         Illegal::MustJumpOutOfCastle { square: sq("F1") }
     );
+}
+
+#[test]
+fn camelot_s10_leaving_by_charge_is_not_compulsory() {
+    // The knight on F1 can charge over F2 and jump F4, but cannot jump at once.
+    let pos = position("NF1 MF2 MA4 mF4 mL12", 'w');
+    assert!(pos.jumpers().is_empty());
+    assert_eq!(moves_from(&pos, "F1"), ["F1-E2", "F1-F3xF5", "F1-G2"]);
+    assert_eq!(pos.legal_moves().len(), 3, "only the castle piece moves");
+}
+
+#[test]
+fn camelot_s10_a_jump_out_that_circles_back_into_the_castle_is_allowed() {
+    // From F1 every jump sequence takes F2, G3 and G2 and ends on F1 again. Reading S10
+    // as forbidding it would leave White without a legal move although it must jump, so
+    // the move is allowed, and White must leave its castle again next turn.
+    let pos = position("MF1 MA4 MB5 mF2 mG2 mG3 mL12 mL13", 'w');
+    let mv = pos.parse_move("F1xF3xH3xF1").unwrap();
+    assert_eq!(pos.parse_move("F1xH3xF3xF1").unwrap(), mv);
+    assert_eq!(pos.legal_moves(), [mv]);
+    let after = pos.play(mv).unwrap();
+    assert_eq!(after.pieces(Player::Second).count(), 2);
 }
 
 #[test]
