@@ -130,6 +130,21 @@ impl Tafl {
         self.undo.iter().map(|u| u.mv)
     }
 
+    /// The position the game started from.
+    #[must_use]
+    pub fn start_position(&self) -> &Position {
+        self.undo.first().map_or(&self.position, |u| &u.position)
+    }
+
+    /// The moves played so far in notation, with their captures (`g3-e3xe2`).
+    #[must_use]
+    pub fn move_texts(&self) -> Vec<String> {
+        self.undo
+            .iter()
+            .map(|u| notation::format_move(u.mv, u.captured))
+            .collect()
+    }
+
     /// The pieces the last move captured (empty at the start).
     #[must_use]
     pub fn last_captures(&self) -> Bitboard {

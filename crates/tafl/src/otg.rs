@@ -21,8 +21,10 @@
 
 use std::str::FromStr;
 
-use game::{Outcome, Player, record::Record};
+use game::record::{Record, TagStyle, write_record};
+use game::{Game, Outcome, Player};
 
+use crate::game::Tafl;
 use crate::position::{ATTACKERS, DEFENDERS, Position, PositionError};
 use crate::rules::{Rules, Variant};
 
@@ -134,6 +136,32 @@ pub fn result_tag(outcome: Option<Outcome>) -> &'static str {
     }
 }
 
+/// Writes `game` as an OpenTafl record: the caller's `tags` (in order, except any
+/// `result` or `rules` tag), then `result` (from `outcome`, or the game's own outcome) and
+/// `rules` last, as OpenTafl does; then the numbered moves with their captures.
+#[must_use]
+pub fn write_game(game: &Tafl, tags: &[(String, String)], outcome: Option<Outcome>) -> String {
+    let outcome = outcome.or(game.outcome());
+    let mut all: Vec<(String, String)> = tags
+        .iter()
+        .filter(|(k, _)| !k.eq_ignore_ascii_case("result") && !k.eq_ignore_ascii_case("rules"))
+        .cloned()
+        .collect();
+    all.push(("result".into(), result_tag(outcome).into()));
+    all.push((
+        "rules".into(),
+        rules_string(game.rules().variant, game.start_position()),
+    ));
+    let second_starts = game.start_position().side_to_move() == DEFENDERS;
+    write_record(
+        &all,
+        TagStyle::Colon,
+        &game.move_texts(),
+        second_starts,
+        None,
+    )
+}
+
 /// The rules and start position a record describes: its `rules` tag if it has one
 /// (which must agree with `rules.variant`), else the standard start.
 pub fn start_of(record: &Record, rules: Rules) -> Result<Position, RecordRulesError> {
@@ -189,6 +217,25 @@ mod tests {
             let err = text.parse::<OpenTaflRules>().unwrap_err();
             assert!(err.to_string().contains(why), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn written_games_read_back() {
+        let mut game = Tafl::new(Rules::COPENHAGEN);
+        for text in ["d1-d3", "e5-e2", "g1-g3", "f4-c4", "g3-e3"] {
+            let mv = game.parse_move(text).unwrap();
+            game.play(mv);
+        }
+        let tags = vec![("event".to_owned(), "Test".to_owned())];
+        let text = write_game(&game, &tags, None);
+        assert!(text.contains("[result:?]\n[rules:dim:11 atkf:y sw:s efe:y start:"));
+        assert!(text.ends_with("3. g3-e3xe2\n"), "{text}");
+        let record = &game::record::parse_records(&text).unwrap()[0];
+        assert_eq!(record.moves, game.move_texts());
+        assert_eq!(
+            start_of(record, Rules::COPENHAGEN).unwrap(),
+            Position::start()
+        );
     }
 
     #[test]
