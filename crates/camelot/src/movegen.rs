@@ -35,7 +35,7 @@
 //!   castle square: the knight could not jump from there (S8).
 //! - The canter part of a charge may not end on the knight's start square (R2), so a
 //!   charge never repeats a plain jump sequence under another path.
-//! - A canter may pass over the same square twice; it adds no move, as moves are
+//! - A canter may land on the same square twice; it adds no move, as moves are
 //!   identified by their ends and captures (S1).
 
 use game::{Outcome, Player};
@@ -65,7 +65,7 @@ pub(crate) struct Context {
     pub(crate) castle_moves_left: bool,
 }
 
-/// The squares (outside `exclude`) from which a piece could jump one of `enemies` onto
+/// The squares from which a piece could jump one of `enemies` onto
 /// one of `landing`.
 fn jump_squares(enemies: Bitboard, landing: Bitboard) -> Bitboard {
     let mut out = Bitboard::EMPTY;
@@ -232,8 +232,8 @@ impl Context {
                 out.push(Move::quiet(from, to));
             }
         }
-        let reach = self.canter_reach(from, Bitboard::EMPTY);
         if self.knights.contains(from) {
+            let reach = self.canter_reach(from, Bitboard::EMPTY);
             let base = *base_jumps.get_or_insert_with(|| self.base_jump_squares());
             let jump_from = self.knight_jump_squares(base, from);
             let charge_starts = (reach & jump_from).without(from);
@@ -260,7 +260,7 @@ impl Context {
                 }
             }
         } else if !must {
-            for to in reach.without(from) {
+            for to in self.canter_reach(from, Bitboard::EMPTY).without(from) {
                 out.push(Move::quiet(from, to));
             }
         }

@@ -5,7 +5,7 @@
 //!
 //! A move may have several paths (S1). [`Position::format_move`] writes one canonical
 //! path: a pure jump sequence if the move has one, otherwise a charge with the fewest
-//! canter leaps; ties go to the first direction in [`Direction::ALL`] order (north first,
+//! canter leaps; ties go to the first direction in [`Direction::ALL`](crate::Direction::ALL) order (north first,
 //! clockwise) at each step. [`Position::parse_move`] accepts any valid path, in upper or
 //! lower case, and says why an invalid one is illegal.
 //!
