@@ -218,3 +218,58 @@ fn every_command_has_help() {
         assert!(stdout(&out).contains("--game"));
     }
 }
+
+#[test]
+fn convert_between_record_forms_round_trips() {
+    let otg = data("millar_vs_schachus_2015.otg");
+    let out = kingstable(&["convert", "--game", "copenhagen", "--to", "moves", &otg]);
+    assert!(out.status.success());
+    let line = stdout(&out);
+    assert!(line.ends_with("h9-i9 ---\n"), "the attackers, to move, resigned");
+    let moves_file = temp_file("millar.txt", &line);
+    let out = kingstable(&["convert", "--game", "copenhagen", "--to", "record", &moves_file]);
+    let record = stdout(&out);
+    assert!(record.contains("[result:-1]"));
+    assert!(record.contains("[termination:resignation]"));
+    assert!(record.contains("4. e11-c11 g7-g10xf10\n"));
+    let record_file = temp_file("millar.otg", &record);
+    let out = kingstable(&["replay", "--game", "copenhagen", "--json", &record_file]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["plies"], 68);
+    assert_eq!(report["status"], "defenders_win");
+}
+
+#[test]
+fn convert_writes_nothing_when_a_game_does_not_replay() {
+    let fetlar = data("fetlar_english_national_championship_2014_final.txt");
+    let target = temp_file("should-stay.txt", "untouched");
+    let out = kingstable(&[
+        "convert", "--game", "fetlar", "--to", "record", "-o", &target, &fetlar,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ply 23"));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "untouched");
+}
+
+#[test]
+fn convert_camelot_scores_and_move_lists() {
+    let warren: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "camelot",
+        "tests",
+        "data",
+        "warren_1930_openings.txt",
+    ]
+    .iter()
+    .collect();
+    let warren = warren.to_string_lossy().into_owned();
+    let out = kingstable(&["convert", "--game", "camelot", "--to", "moves", &warren]);
+    let lines = stdout(&out);
+    assert_eq!(lines.lines().count(), 2);
+    assert!(lines.starts_with("F7-F8 F11-F9 D7-F7 E11-E9 C6-D7 G10-E8 F8xD8 E9xC7xE5\n"));
+    let out = kingstable(&["convert", "--game", "camelot", "--to", "record", &warren]);
+    let score = stdout(&out);
+    assert!(score.contains("[Opening \"B\"]"));
+    assert!(score.contains("2. D7-F5-H7 J11-H11"));
+}

@@ -45,6 +45,9 @@ pub struct Report {
     pub reason: Option<EndReason>,
     /// The first error, if any.
     pub error: Option<ReplayError>,
+    /// The outcome behind `status` and `reason`.
+    #[serde(skip)]
+    pub outcome: Option<Outcome>,
 }
 
 /// Replays one record under `kind`'s rules.
@@ -54,12 +57,25 @@ pub fn replay_record<G: Setup>(
     repetition: bool,
     game_label: Label,
 ) -> Report {
+    replay_game::<G>(kind, record, repetition, game_label).1
+}
+
+/// Replays one record under `kind`'s rules: the game as far as it replayed (`None` if its
+/// start could not be set up), with the report. The report's outcome includes endings
+/// the rules do not decide (time, resignation, a stated result).
+pub fn replay_game<G: Setup>(
+    kind: GameKind,
+    record: &Record,
+    repetition: bool,
+    game_label: Label,
+) -> (Option<G>, Report) {
     let mut report = Report {
         game: game_label,
         plies: 0,
         status: "ongoing",
         reason: None,
         error: None,
+        outcome: None,
     };
     let mut game = match G::from_record(kind, record, repetition) {
         Ok(game) => game,
@@ -69,7 +85,7 @@ pub fn replay_record<G: Setup>(
                 text: String::new(),
                 message: format!("{err:#}"),
             });
-            return report;
+            return (None, report);
         }
     };
     for (i, text) in record.moves.iter().enumerate() {
@@ -127,7 +143,8 @@ pub fn replay_record<G: Setup>(
     }
     report.status = kind.status_name(outcome);
     report.reason = outcome.map(|o| o.reason);
-    report
+    report.outcome = outcome;
+    (Some(game), report)
 }
 
 /// Reads every file (any unreadable one stops everything before output), replays every
