@@ -6,11 +6,13 @@
 //! Middlegame positions are the openings of real games, played from the start: the
 //! Copenhagen ones from the aagenielsen.dk archive (`aagenielsen_archive_part1.csv`, by
 //! its `index` column, first N plies), the Fetlar ones from the 2014 English national
-//! championship final and from an archive opening that is legal under both rule sets.
+//! championship final and from an archive opening that is legal under both rule sets,
+//! the Camelot ones from the 2009 World Camelot Federation championship (games 1 and 5).
 
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use camelot::Camelot;
 use game::{Game, GameKind};
 use tafl::{Rules, Tafl};
 
@@ -72,6 +74,21 @@ pub const POSITIONS: &[BenchPosition] = &[
         name: "archive 225, 30 plies",
         moves: "h1-h3 d6-d3 a4-a3 e5-b5 a7-c7 f5-c5 f2-b2 f4-j4 k5-i5 f8-c8 f10-c10 e6-c6xc7 b6-b9 c5-c1 i5-i4xj4 f6-f2 g1-g2 e7-e4 a5-a4 d3-b3 a4-b4xb3 f7-b7 e1-e2 f2-f3 d11-d3 g6-d6 e11-d11 g7-i7 a6-a4 i7-i10",
     },
+    BenchPosition {
+        game: GameKind::Camelot,
+        name: "start",
+        moves: "",
+    },
+    BenchPosition {
+        game: GameKind::Camelot,
+        name: "WCF 2009 game 5, 10 plies",
+        moves: "H6-H8 E11-G9 J6-H6 C11-E11 I6-G8 D11-F9 D6-F8 D10-F12 C6-E8 F11-D9",
+    },
+    BenchPosition {
+        game: GameKind::Camelot,
+        name: "WCF 2009 game 1, 12 plies",
+        moves: "D6-F8 H11-F9 C6-E8-G8 J11-H11 H6-H8 E11-G9 J6-H6 C11-E11 I6-I8 D11-D9 I8-J9 D10-D8xD6",
+    },
 ];
 
 /// The depth `kingstable bench` searches to unless told otherwise.
@@ -111,14 +128,20 @@ pub struct BenchError {
     pub reason: String,
 }
 
-/// The game of a benchmark position (tafl games; Camelot positions are set up by their
-/// own crate once it is wired in).
+/// The tafl game of a Fetlar or Copenhagen benchmark position.
 pub fn tafl_game(position: &BenchPosition) -> Result<Tafl, BenchError> {
     let rules = match position.game {
         GameKind::Copenhagen => Rules::COPENHAGEN,
         _ => Rules::FETLAR,
     };
     let mut game = Tafl::new(rules);
+    play(&mut game, position)?;
+    Ok(game)
+}
+
+/// The game of a Camelot benchmark position.
+pub fn camelot_game(position: &BenchPosition) -> Result<Camelot, BenchError> {
+    let mut game = Camelot::start();
     play(&mut game, position)?;
     Ok(game)
 }
@@ -148,19 +171,27 @@ pub fn search_position<G: EngineGame>(
     (result.nodes, result.time, result.best_move, result.score)
 }
 
+fn bench_line<G: EngineGame>(game: &G, position: &BenchPosition, depth: u32) -> BenchLine {
+    // The search's own time: setting up the table is not searching.
+    let (nodes, time, best, score) = search_position(game, depth);
+    BenchLine {
+        position: *position,
+        nodes,
+        time,
+        best_move: best.map_or_else(|| "(none)".to_owned(), |mv| game.format_move(mv)),
+        score,
+    }
+}
+
 /// Runs the benchmark to `depth`, calling `each` after every position.
 pub fn run(depth: u32, mut each: impl FnMut(&BenchLine)) -> Result<Vec<BenchLine>, BenchError> {
     let mut lines = Vec::new();
     for position in POSITIONS {
-        let game = tafl_game(position)?;
-        let started = Instant::now();
-        let (nodes, _, best, score) = search_position(&game, depth);
-        let line = BenchLine {
-            position: *position,
-            nodes,
-            time: started.elapsed(),
-            best_move: best.map_or_else(|| "(none)".to_owned(), |mv| game.format_move(mv)),
-            score,
+        let line = match position.game {
+            GameKind::Camelot => bench_line(&camelot_game(position)?, position, depth),
+            GameKind::Fetlar | GameKind::Copenhagen => {
+                bench_line(&tafl_game(position)?, position, depth)
+            }
         };
         each(&line);
         lines.push(line);
@@ -175,9 +206,16 @@ mod tests {
     #[test]
     fn every_bench_position_sets_up_and_is_still_being_played() {
         for position in POSITIONS {
-            let game = tafl_game(position).unwrap();
-            assert_eq!(game.outcome(), None, "{}", position.name);
-            assert_eq!(game.ply(), position.moves.split_whitespace().count());
+            let plies = position.moves.split_whitespace().count();
+            if position.game == GameKind::Camelot {
+                let game = camelot_game(position).unwrap();
+                assert_eq!(game.outcome(), None, "{}", position.name);
+                assert_eq!(game.ply(), plies);
+            } else {
+                let game = tafl_game(position).unwrap();
+                assert_eq!(game.outcome(), None, "{}", position.name);
+                assert_eq!(game.ply(), plies);
+            }
         }
     }
 

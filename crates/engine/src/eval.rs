@@ -70,3 +70,7 @@ pub trait EngineGame: Game {
 impl EngineGame for tafl::Tafl {
     type Evaluator = crate::games::tafl::TaflEval;
 }
+
+impl EngineGame for camelot::Camelot {
+    type Evaluator = crate::games::camelot::CamelotEval;
+}

@@ -60,6 +60,39 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Search a position with the AI: the board, then per completed depth the score
+    /// (for the side to move; `win in N` counts plies), nodes, speed and best line, then
+    /// the best move. Searches 5 seconds unless --time, --depth or --nodes is given.
+    Analyze {
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Time to search: 5s, 500ms, 1m.
+        #[arg(long, value_parser = commands::analyze::parse_duration)]
+        time: Option<std::time::Duration>,
+        /// Plies to search.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Nodes to search.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Transposition table size in MB.
+        #[arg(long, default_value_t = engine::DEFAULT_HASH_MB)]
+        hash: usize,
+        /// Level: 1-6 or beginner, casual, club, expert, master, maximum.
+        #[arg(long, default_value = "maximum")]
+        level: engine::Level,
+    },
+    /// The AI's benchmark: fixed positions of every game searched to a fixed depth on one
+    /// thread. The last line is the total node count, a signature that changes only when
+    /// search behaviour changes.
+    Bench {
+        /// Plies to search each position.
+        #[arg(long, default_value_t = engine::bench::DEFAULT_DEPTH)]
+        depth: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -149,6 +182,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return Ok(ExitCode::from(1));
             }
         }
+        Command::Analyze {
+            position,
+            time,
+            depth,
+            nodes,
+            threads,
+            hash,
+            level,
+        } => {
+            let options = commands::analyze::AnalyzeOptions {
+                time,
+                depth,
+                nodes,
+                threads,
+                hash_mb: hash,
+                level,
+            };
+            for_game!(position.game, commands::analyze::run, &position, &options)?;
+        }
+        Command::Bench { depth } => commands::bench::run(depth)?,
     }
     Ok(ExitCode::SUCCESS)
 }

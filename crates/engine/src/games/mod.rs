@@ -1,9 +1,7 @@
 //! One evaluation per game.
 //!
-//! - [`tafl`]: Fetlar and Copenhagen Hnefatafl.
-//! - Camelot: to come here as `camelot.rs` once the `camelot` rules crate has landed
-//!   (material with knights above men, progress towards the enemy castle, guarding the
-//!   own castle, pieces exposed to jumps, mobility), with `impl EngineGame for
-//!   camelot::Camelot` in `eval.rs`.
+//! One module per game: [`tafl`] for Fetlar and Copenhagen Hnefatafl, [`camelot`] for
+//! Camelot.
 
+pub mod camelot;
 pub mod tafl;

@@ -1,5 +1,7 @@
 //! The subcommands.
 
+pub mod analyze;
+pub mod bench;
 pub mod moves;
 pub mod perft;
 pub mod replay;

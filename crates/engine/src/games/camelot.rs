@@ -1,0 +1,300 @@
+//! The Camelot evaluation and Camelot's forcing moves.
+//!
+//! Terms, for each side (the score is White's minus Black's, then seen from the side to
+//! move):
+//!
+//! - material: men, and knights worth more (they charge);
+//! - progress: each piece by its distance to the enemy castle, steeply more near it, and
+//!   a piece already inside it (one more wins, W1);
+//! - guarding: own pieces close to one's own castle while enemies approach it;
+//! - exposure: pieces an enemy piece could jump right now (worse for the side not to
+//!   move, whose opponent must take, S4);
+//! - mobility: plain moves to empty neighbouring squares.
+
+use camelot::{Bitboard, Camelot, Direction, Move, Position, castle};
+use game::{Game, Player};
+
+use crate::eval::Evaluator;
+
+/// The weights of the Camelot evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CamelotWeights {
+    /// Each man.
+    pub man: i32,
+    /// Each knight.
+    pub knight: i32,
+    /// A piece by its (king-move) distance to the enemy castle, 0 (inside) to 7; further
+    /// counts nothing.
+    pub progress: [i32; 8],
+    /// Each own piece within two squares of the own castle, counted up to
+    /// [`CamelotWeights::guards_wanted`], scaled by how close the nearest enemy is.
+    pub guard: i32,
+    /// Guards beyond this count nothing.
+    pub guards_wanted: u32,
+    /// Each piece of the side to move that an enemy could jump.
+    pub exposed_to_move: i32,
+    /// Each piece of the side not to move that an enemy could jump (it must be taken).
+    pub exposed_waiting: i32,
+    /// Each plain move.
+    pub mobility: i32,
+    /// For the side to move.
+    pub tempo: i32,
+}
+
+impl Default for CamelotWeights {
+    fn default() -> Self {
+        CamelotWeights {
+            man: 100,
+            knight: 170,
+            progress: [450, 70, 45, 28, 16, 8, 3, 1],
+            guard: 12,
+            guards_wanted: 2,
+            exposed_to_move: 8,
+            exposed_waiting: 35,
+            mobility: 1,
+            tempo: 8,
+        }
+    }
+}
+
+/// The Camelot evaluation.
+///
+/// ```
+/// use engine::Evaluator;
+/// use engine::games::camelot::CamelotEval;
+///
+/// let game = camelot::Camelot::start();
+/// let eval = CamelotEval::default();
+/// assert!(eval.evaluate(&game).abs() < 50, "the start is balanced");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CamelotEval {
+    /// The weights.
+    pub weights: CamelotWeights,
+}
+
+/// King-move distance from every frame index to `player`'s castle, capped at 15.
+const fn castle_distances(player: Player) -> [u8; 256] {
+    let rank = match player {
+        Player::First => 0i32,
+        Player::Second => 15,
+    };
+    let mut out = [15u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let (f, r) = ((i % 16) as i32, (i / 16) as i32);
+        let mut best = 15;
+        let mut file = 5;
+        while file <= 6 {
+            let df = if f > file { f - file } else { file - f };
+            let dr = if r > rank { r - rank } else { rank - r };
+            let d = if df > dr { df } else { dr };
+            if d < best {
+                best = d;
+            }
+            file += 1;
+        }
+        out[i] = best as u8;
+        i += 1;
+    }
+    out
+}
+
+/// Distances to White's castle (index 0) and Black's (index 1).
+const DISTANCE: [[u8; 256]; 2] = [
+    castle_distances(Player::First),
+    castle_distances(Player::Second),
+];
+
+const CASTLES: Bitboard = Bitboard::WHITE_CASTLE.union(Bitboard::BLACK_CASTLE);
+
+/// Pieces of `victims` that a piece of `jumpers` could jump at once (an adjacent enemy
+/// with an empty square beyond; pieces in a castle cannot be jumped, S8).
+fn exposed(victims: Bitboard, jumpers: Bitboard, empty: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for dir in Direction::ALL {
+        out |= victims & jumpers.shift(dir) & empty.shift(dir.opposite());
+    }
+    out - CASTLES
+}
+
+fn plain_moves(pieces: Bitboard, empty: Bitboard) -> u32 {
+    Direction::ALL
+        .into_iter()
+        .map(|dir| (pieces.shift(dir) & empty).count())
+        .sum()
+}
+
+impl CamelotEval {
+    /// The evaluation from White's side.
+    #[must_use]
+    pub fn white_score(&self, pos: &Position) -> i32 {
+        let w = &self.weights;
+        let empty = Bitboard::ALL - pos.occupied();
+        let to_move = pos.side_to_move();
+        let mut score = 0;
+        for player in Player::BOTH {
+            let sign = if player == Player::First { 1 } else { -1 };
+            let own = pos.pieces(player);
+            let enemy = pos.pieces(player.other());
+            let knights = (own & pos.knights()).count() as i32;
+            let men = own.count() as i32 - knights;
+            let mut side = w.man * men + w.knight * knights;
+
+            let target = &DISTANCE[player.other().index()];
+            for sq in own {
+                if let Some(&bonus) = w.progress.get(usize::from(target[sq.index()])) {
+                    side += bonus;
+                }
+            }
+
+            let home = &DISTANCE[player.index()];
+            let nearest_enemy = enemy
+                .into_iter()
+                .map(|sq| home[sq.index()])
+                .min()
+                .unwrap_or(15);
+            if nearest_enemy <= 6 {
+                let guards = own
+                    .into_iter()
+                    .filter(|sq| home[sq.index()] <= 2)
+                    .count()
+                    .min(w.guards_wanted as usize) as i32;
+                side += w.guard * guards * (7 - i32::from(nearest_enemy));
+            }
+
+            let weak = exposed(own, enemy, empty).count() as i32;
+            side -= weak
+                * if player == to_move {
+                    w.exposed_to_move
+                } else {
+                    w.exposed_waiting
+                };
+            side += w.mobility * plain_moves(own, empty) as i32;
+            score += sign * side;
+        }
+        score
+    }
+
+    fn castle_entry(&self, pos: &Position, mv: Move) -> bool {
+        castle(pos.side_to_move().other()).contains(mv.to)
+    }
+}
+
+impl Evaluator<Camelot> for CamelotEval {
+    fn evaluate(&self, game: &Camelot) -> i32 {
+        let pos = game.position();
+        let score = self.white_score(pos);
+        let own = if pos.side_to_move() == Player::First {
+            score
+        } else {
+            -score
+        };
+        own + self.weights.tempo
+    }
+
+    fn winning_move(&self, game: &Camelot) -> Option<Move> {
+        let pos = game.position();
+        let me = pos.side_to_move();
+        let target = castle(me.other());
+        // W1 needs a piece already inside and the other square reachable now.
+        if (pos.pieces(me) & target).count() != 1 || game.outcome().is_some() {
+            return None;
+        }
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        moves
+            .into_iter()
+            .find(|mv| target.contains(mv.to) && mv.from != mv.to && !target.contains(mv.from))
+    }
+
+    fn tactical_scores(&self, game: &Camelot, moves: &[Move], scores: &mut [i32]) {
+        let pos = game.position();
+        for (mv, score) in moves.iter().zip(scores.iter_mut()) {
+            *score = 1000 * mv.capture_count() as i32;
+            if self.castle_entry(pos, *mv) && !castle(pos.side_to_move().other()).contains(mv.from)
+            {
+                *score += 5000;
+            }
+        }
+    }
+
+    fn forcing_moves(&self, game: &Camelot, _threats: bool, out: &mut Vec<Move>) {
+        let pos = game.position();
+        let start = out.len();
+        game.legal_moves(out);
+        let mut keep = start;
+        for i in start..out.len() {
+            let mv = out[i];
+            let entry =
+                self.castle_entry(pos, mv) && !castle(pos.side_to_move().other()).contains(mv.from);
+            if mv.is_capture() || entry {
+                out[keep] = mv;
+                keep += 1;
+            }
+        }
+        out.truncate(keep);
+    }
+
+    fn history_size(&self) -> usize {
+        256 * 256
+    }
+
+    fn history_key(&self, _game: &Camelot, mv: Move) -> usize {
+        mv.from.index() * 256 + mv.to.index()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use camelot::Square;
+
+    #[test]
+    fn distances_to_the_castles() {
+        let f1 = Square::F1;
+        assert_eq!(DISTANCE[0][f1.index()], 0);
+        assert_eq!(DISTANCE[1][Square::G16.index()], 0);
+        let e2: Square = "E2".parse().unwrap();
+        assert_eq!(DISTANCE[0][e2.index()], 1);
+        let a8: Square = "A8".parse().unwrap();
+        assert_eq!(DISTANCE[0][a8.index()], 7);
+        assert_eq!(DISTANCE[1][a8.index()], 8);
+    }
+
+    #[test]
+    fn the_start_is_symmetric() {
+        let eval = CamelotEval::default();
+        let pos = Position::start();
+        assert_eq!(eval.white_score(&pos), 0);
+    }
+
+    #[test]
+    fn a_piece_that_can_be_jumped_is_exposed() {
+        let d7: Square = "D7".parse().unwrap();
+        let d8: Square = "D8".parse().unwrap();
+        let d9: Square = "D9".parse().unwrap();
+        let white = Bitboard::from_square(d7);
+        let black = Bitboard::from_square(d8);
+        let empty = Bitboard::ALL - white - black;
+        assert_eq!(exposed(black, white, empty), black);
+        assert_eq!(exposed(white, black, empty), white);
+        let blocked = empty - Bitboard::from_square(d9);
+        assert_eq!(exposed(black, white, blocked), Bitboard::EMPTY);
+    }
+
+    #[test]
+    fn forcing_moves_are_the_captures_when_capture_is_compulsory() {
+        let mut game = Camelot::start();
+        for text in ["E7-E8", "C11-E9xE7xG5"] {
+            game.play_text(text).unwrap();
+        }
+        let eval = CamelotEval::default();
+        let mut forcing = Vec::new();
+        eval.forcing_moves(&game, false, &mut forcing);
+        let mut legal = Vec::new();
+        game.legal_moves(&mut legal);
+        assert!(!forcing.is_empty());
+        assert_eq!(forcing, legal, "S4: every legal move captures here");
+    }
+}

@@ -1,0 +1,142 @@
+//! The tactics suites: positions with a forced result, searched to a fixed depth (so
+//! the test is deterministic and quick in the test profile), one thread, fresh table.
+
+use std::sync::atomic::AtomicBool;
+
+use engine::{DefaultEngine, Limits, Score};
+use game::{Game, GameKind};
+use tafl::{Position, Rules, Tafl};
+
+/// What a tactic's search must report.
+#[derive(Debug)]
+enum Expected {
+    /// A forced win in exactly this many plies.
+    WinIn(u32),
+    /// No forced loss within this many plies.
+    Holds(u32),
+}
+
+#[derive(Debug)]
+struct Tactic {
+    line: usize,
+    kind: GameKind,
+    position: String,
+    side: String,
+    depth: u32,
+    moves: Vec<String>,
+    expected: Expected,
+    comment: String,
+}
+
+fn parse_suite(text: &str) -> Vec<Tactic> {
+    let mut tactics = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+        assert_eq!(fields.len(), 7, "line {}: expected 7 fields: {line}", i + 1);
+        let result = fields[5];
+        let number = |prefix: &str| -> u32 {
+            result[prefix.len()..]
+                .trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("line {}: bad result {result:?}", i + 1))
+        };
+        let expected = if result.starts_with("win in") {
+            Expected::WinIn(number("win in"))
+        } else if result.starts_with("holds") {
+            Expected::Holds(number("holds"))
+        } else {
+            panic!("line {}: unknown result {result:?}", i + 1);
+        };
+        tactics.push(Tactic {
+            line: i + 1,
+            kind: fields[0].parse().expect("a game name"),
+            position: fields[1].to_owned(),
+            side: fields[2].to_owned(),
+            depth: fields[3].parse().expect("a depth"),
+            moves: fields[4].split(',').map(|m| m.trim().to_owned()).collect(),
+            expected,
+            comment: fields[6].to_owned(),
+        });
+    }
+    tactics
+}
+
+fn solve_tafl(tactic: &Tactic) -> Result<(), String> {
+    let rules = match tactic.kind {
+        GameKind::Fetlar => Rules::FETLAR,
+        GameKind::Copenhagen => Rules::COPENHAGEN,
+        GameKind::Camelot => return Err("not a tafl game".into()),
+    };
+    let side = tactic
+        .kind
+        .parse_side(&tactic.side)
+        .map_err(|e| e.to_string())?;
+    let position = Position::from_opentafl(&tactic.position, side).map_err(|e| e.to_string())?;
+    let game = Tafl::from_position(rules, position);
+    for text in &tactic.moves {
+        game.parse_move(text)
+            .map_err(|e| format!("expected move {text} is not legal: {e}"))?;
+    }
+    let mut engine = DefaultEngine::<Tafl>::default();
+    engine.set_hash_mb(4);
+    let result = engine.search(
+        &game,
+        &Limits::depth(tactic.depth),
+        &AtomicBool::new(false),
+        |_| {},
+    );
+    let best = result
+        .best_move
+        .map(|mv| game.format_move(mv))
+        .ok_or("no move")?;
+    let plain = best.split('x').next().unwrap_or(&best).to_owned();
+    if !tactic.moves.iter().any(|m| *m == best || *m == plain) {
+        return Err(format!(
+            "chose {best} ({}), expected {}",
+            result.score,
+            tactic.moves.join(" or ")
+        ));
+    }
+    match tactic.expected {
+        Expected::WinIn(n) if result.score != Score::win_in(n) => Err(format!(
+            "{best} scored {}, expected win in {n}",
+            result.score
+        )),
+        Expected::Holds(n) if result.score <= Score::loss_in(n) => Err(format!(
+            "{best} scored {}, expected no loss within {n}",
+            result.score
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[test]
+fn tafl_tactics_are_solved() {
+    let suite = parse_suite(include_str!("tactics/tafl.txt"));
+    assert!(suite.len() >= 9, "the suite has its positions");
+    let failures: Vec<String> = suite
+        .iter()
+        .filter_map(|t| {
+            solve_tafl(t)
+                .err()
+                .map(|e| format!("line {} ({}): {e}", t.line, t.comment))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_wrong_expectation_is_caught() {
+    // The harness itself: claiming the king escapes elsewhere must fail.
+    let mut suite = parse_suite(include_str!("tactics/tafl.txt"));
+    let escape = &mut suite[0];
+    escape.moves = vec!["c1-c5".into()];
+    assert!(solve_tafl(escape).is_err());
+    escape.moves = vec!["c1-a1".into()];
+    escape.expected = Expected::WinIn(3);
+    assert!(solve_tafl(escape).is_err());
+}

@@ -1,0 +1,198 @@
+//! `kingstable analyze`: search a position and show the search's progress, depth by
+//! depth, then the best move.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use engine::{DefaultEngine, EngineGame, Level, Limits, Score, SearchInfo};
+use game::{Game, Player};
+
+use crate::PositionArgs;
+use crate::setup::Setup;
+
+/// How long or deep to search, and with what.
+#[derive(Clone, Debug)]
+pub struct AnalyzeOptions {
+    /// Search for this long.
+    pub time: Option<Duration>,
+    /// Search this many plies deep.
+    pub depth: Option<u32>,
+    /// Search this many nodes.
+    pub nodes: Option<u64>,
+    /// Search threads.
+    pub threads: usize,
+    /// Transposition table size in MB.
+    pub hash_mb: usize,
+    /// Playing level (the lower levels cap the search and add noise).
+    pub level: Level,
+}
+
+/// A game whose board can be drawn for people.
+pub trait Board {
+    /// The board as text, with the side to move.
+    fn board(&self) -> String;
+}
+
+impl Board for tafl::Tafl {
+    fn board(&self) -> String {
+        self.position().to_string()
+    }
+}
+
+impl Board for camelot::Camelot {
+    fn board(&self) -> String {
+        let side = match self.to_move() {
+            Player::First => "white",
+            Player::Second => "black",
+        };
+        format!("{}{side} to move", self.position())
+    }
+}
+
+/// Reads `5s`, `500ms`, `1m`, `1.5s` or a plain number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("bad duration {text:?}: expected e.g. 5s, 500ms, 1m"))?;
+    let seconds = match unit.trim() {
+        "" | "s" | "sec" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "bad duration unit {other:?} in {text:?}: use ms, s, m or h"
+            ));
+        }
+    };
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return Err(format!("duration {text:?} must be positive"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// The score for printing: `+35`, `-120`, `win in 3`, `loss in 2`.
+fn score_text(score: Score) -> String {
+    if score.is_decisive() {
+        score.to_string()
+    } else {
+        format!("{:+}", score.0)
+    }
+}
+
+fn pv_text<G: Game>(game: &G, pv: &[G::Move]) -> String {
+    let mut line = game.clone();
+    let mut texts = Vec::with_capacity(pv.len());
+    for &mv in pv {
+        if !line.is_legal(mv) {
+            break;
+        }
+        texts.push(line.format_move(mv));
+        line.play(mv);
+    }
+    texts.join(" ")
+}
+
+fn nps_text(nps: u64) -> String {
+    if nps >= 1_000_000 {
+        format!("{:.2}M", nps as f64 / 1e6)
+    } else if nps >= 1_000 {
+        format!("{:.0}k", nps as f64 / 1e3)
+    } else {
+        nps.to_string()
+    }
+}
+
+/// Prints the board, a line per completed depth and the best move.
+pub fn run<G: Setup + EngineGame + Board>(
+    position: &PositionArgs,
+    options: &AnalyzeOptions,
+) -> Result<()> {
+    let game: G = position.build()?;
+    println!("{}", game.board());
+    println!("{}", game.position_string());
+    if let Some(outcome) = game.outcome() {
+        bail!(
+            "the game is over: {} ({})",
+            game.kind().status_name(Some(outcome)),
+            outcome.reason
+        );
+    }
+    let mut limits = Limits {
+        depth: options.depth,
+        nodes: options.nodes,
+        move_time: options.time,
+        ..Limits::default()
+    };
+    if limits.depth.is_none() && limits.nodes.is_none() && limits.move_time.is_none() {
+        limits.move_time = Some(Duration::from_secs(5));
+    }
+    let mut engine = DefaultEngine::<G>::default();
+    engine.set_threads(options.threads);
+    engine.set_hash_mb(options.hash_mb);
+    engine.set_level(options.level);
+    let side = game.kind().side_name(game.to_move());
+    println!(
+        "searching with {} thread(s), level {} ({}), scores for the {side}",
+        engine.threads(),
+        options.level.number(),
+        options.level
+    );
+    println!(
+        "{:>5} {:>8} {:>10} {:>12} {:>8} {:>8}  pv",
+        "depth", "seldepth", "score", "nodes", "nps", "time"
+    );
+    let stop = AtomicBool::new(false);
+    let result = engine.search(&game, &limits, &stop, |info: &SearchInfo<G::Move>| {
+        println!(
+            "{:>5} {:>8} {:>10} {:>12} {:>8} {:>7.3}s  {}",
+            info.depth,
+            info.seldepth,
+            score_text(info.score),
+            info.nodes,
+            nps_text(info.nps),
+            info.time.as_secs_f64(),
+            pv_text(&game, &info.pv)
+        );
+    });
+    let best = result.best_move.context("no move found")?;
+    println!(
+        "best move {} ({}, depth {}, {} nodes in {:.3}s, {} nodes/s)",
+        game.format_move(best),
+        score_text(result.score),
+        result.depth,
+        result.nodes,
+        result.time.as_secs_f64(),
+        nps_text(result.nps())
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_the_usual_units() {
+        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("s").is_err());
+    }
+
+    #[test]
+    fn scores_print_signed_or_as_wins() {
+        assert_eq!(score_text(Score(35)), "+35");
+        assert_eq!(score_text(Score(-120)), "-120");
+        assert_eq!(score_text(Score::win_in(3)), "win in 3");
+    }
+}
