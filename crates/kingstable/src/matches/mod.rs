@@ -1,0 +1,492 @@
+//! `kingstable match`: engine against engine, in the spirit of cutechess-cli. Each
+//! opening is played twice with the sides swapped; the referee is our rules; every game is
+//! saved as a record; the score comes with the Elo difference and its 95% interval.
+
+pub mod htp;
+pub mod player;
+pub mod stats;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use engine::{Clock, EngineGame};
+use game::{EndReason, GameKind, Outcome, Player as Side};
+
+use crate::setup::Setup;
+use player::{Choice, Player, PlayerError, TimeControl, player_from_spec};
+use stats::Tally;
+
+/// Openings shipped with Kingstable (see `bench/openings/README.md`).
+pub fn builtin_openings(kind: GameKind) -> &'static str {
+    match kind {
+        GameKind::Fetlar | GameKind::Copenhagen => {
+            include_str!("../../../../bench/openings/tafl.txt")
+        }
+        GameKind::Camelot => include_str!("../../../../bench/openings/camelot.txt"),
+    }
+}
+
+/// Reads an openings file: one opening per line, moves separated by spaces; `#` starts a
+/// comment; blank lines are skipped. Every opening must be legal and leave the game
+/// going.
+pub fn parse_openings<G: Setup>(kind: GameKind, text: &str) -> Result<Vec<Vec<String>>> {
+    let mut openings = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut game = G::setup(kind, None, None, true)?;
+        let mut moves = Vec::new();
+        for text in line.split_whitespace() {
+            let mv = game
+                .parse_move(text)
+                .with_context(|| format!("openings line {}: {text}", i + 1))?;
+            moves.push(game.format_move(mv));
+            game.play(mv);
+        }
+        if game.outcome().is_some() {
+            bail!("openings line {}: the game is already over", i + 1);
+        }
+        openings.push(moves);
+    }
+    if openings.is_empty() {
+        bail!("no openings");
+    }
+    Ok(openings)
+}
+
+/// How a match is run.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The game.
+    pub kind: GameKind,
+    /// The two players' descriptions (`level:6`, `greedy`, `htp:COMMAND`).
+    pub players: [String; 2],
+    /// Games to play (each opening twice, sides swapped).
+    pub games: usize,
+    /// Opening move sequences, each played from both sides.
+    pub openings: Vec<Vec<String>>,
+    /// Time per move or clocks.
+    pub control: TimeControl,
+    /// Adjudicate a draw after this many plies (`None`: never).
+    pub draw_after: Option<usize>,
+    /// Where to save the records.
+    pub out: Option<PathBuf>,
+    /// Search threads per engine.
+    pub threads: usize,
+    /// Games played at once.
+    pub concurrency: usize,
+}
+
+/// How one game went.
+#[derive(Clone, Debug)]
+pub struct GameReport {
+    /// 0-based game number.
+    pub index: usize,
+    /// Whether the first player (config.players[0]) had the first side.
+    pub a_first: bool,
+    /// The outcome (`None`: aborted, not scored).
+    pub outcome: Option<Outcome>,
+    /// Why the game ended, in words.
+    pub note: String,
+    /// Plies played.
+    pub plies: usize,
+    /// The peer refused a move our rules allow (the game is not scored).
+    pub refusal: Option<String>,
+    /// The record, as written.
+    pub record: String,
+}
+
+impl GameReport {
+    /// Points for player A: 1, ½ or 0; `None` if not scored.
+    #[must_use]
+    pub fn points_for_a(&self) -> Option<f64> {
+        let outcome = self.outcome?;
+        let a_side = if self.a_first {
+            Side::First
+        } else {
+            Side::Second
+        };
+        Some(match outcome.winner {
+            None => 0.5,
+            Some(winner) if winner == a_side => 1.0,
+            Some(_) => 0.0,
+        })
+    }
+}
+
+/// The result of a whole match.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Scored games from A's point of view.
+    pub tally: Tally,
+    /// Games the peer refused a legal move in (not scored).
+    pub refusals: Vec<(usize, String)>,
+    /// Every game, in order.
+    pub games: Vec<GameReport>,
+}
+
+fn side_name(kind: GameKind, side: Side) -> String {
+    let name = kind.side_name(side);
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
+
+/// Plays one game between `first` (moves first) and `second`.
+pub fn play_game<G: Setup>(
+    config: &MatchConfig,
+    index: usize,
+    opening: &[String],
+    first: &mut dyn Player<G>,
+    second: &mut dyn Player<G>,
+) -> Result<GameReport> {
+    let kind = config.kind;
+    let start: G = G::setup(kind, None, None, true)?;
+    let mut game = start.clone();
+    let mut opening_moves = Vec::new();
+    for text in opening {
+        let mv = game.parse_move(text)?;
+        opening_moves.push(mv);
+        game.play(mv);
+    }
+    let names = [first.name(), second.name()];
+    let mut report = GameReport {
+        index,
+        a_first: index.is_multiple_of(2),
+        outcome: None,
+        note: String::new(),
+        plies: 0,
+        refusal: None,
+        record: String::new(),
+    };
+    let mut players: [&mut dyn Player<G>; 2] = [first, second];
+    let mut outcome: Option<Outcome> = None;
+    for (i, player) in players.iter_mut().enumerate() {
+        match player.new_game(&start, &opening_moves) {
+            Ok(()) => {}
+            Err(PlayerError::Refused(reason)) => report.refusal = Some(reason),
+            Err(PlayerError::Failed(err)) => {
+                outcome = Some(Outcome::loss(Side::BOTH[i], EndReason::Resignation));
+                report.note = format!("{} failed to start: {err:#}", names[i]);
+            }
+        }
+    }
+    let (base, increment) = match config.control {
+        TimeControl::Clock { base, increment } => (base, increment),
+        _ => (Duration::ZERO, Duration::ZERO),
+    };
+    let mut clock = Clock {
+        remaining: [base; 2],
+        increment: [increment; 2],
+        moves_to_go: None,
+    };
+    while outcome.is_none() && report.refusal.is_none() {
+        if let Some(o) = game.outcome() {
+            outcome = Some(o);
+            report.note = o.reason.to_string();
+            break;
+        }
+        if config.draw_after.is_some_and(|limit| game.ply() >= limit) {
+            outcome = Some(Outcome::draw(EndReason::Agreement));
+            report.note = format!("draw adjudicated after {} plies", game.ply());
+            break;
+        }
+        let side = game.to_move();
+        let me = side.index();
+        let started = Instant::now();
+        let choice = players[me].choose(&game, &clock, config.control);
+        let spent = started.elapsed();
+        if let TimeControl::Clock { .. } = config.control {
+            if spent > clock.remaining[me] {
+                outcome = Some(Outcome::loss(side, EndReason::Timeout));
+                report.note = format!("{} lost on time", names[me]);
+                break;
+            }
+            clock.remaining[me] = clock.remaining[me] - spent + clock.increment[me];
+        }
+        let text = match choice {
+            Ok(Choice::Move(text)) => text,
+            Ok(Choice::Resign) => {
+                outcome = Some(Outcome::loss(side, EndReason::Resignation));
+                report.note = format!("{} resigned", names[me]);
+                break;
+            }
+            Err(err) => {
+                outcome = Some(Outcome::loss(side, EndReason::Resignation));
+                report.note = format!("{} failed: {err:#}", names[me]);
+                break;
+            }
+        };
+        let mv = match game.parse_move(&text) {
+            Ok(mv) => mv,
+            Err(err) => {
+                outcome = Some(Outcome::loss(side, EndReason::Resignation));
+                report.note = format!("{} played an illegal move: {err}", names[me]);
+                break;
+            }
+        };
+        match players[1 - me].observe(&game, mv) {
+            Ok(()) => {}
+            Err(PlayerError::Refused(reason)) => {
+                report.refusal = Some(reason);
+                game.play(mv);
+                break;
+            }
+            Err(PlayerError::Failed(err)) => {
+                outcome = Some(Outcome::loss(side.other(), EndReason::Resignation));
+                report.note = format!("{} failed: {err:#}", names[1 - me]);
+                game.play(mv);
+                break;
+            }
+        }
+        game.play(mv);
+    }
+    if let Some(reason) = &report.refusal {
+        report.note = format!("aborted: the peer refused a legal move ({reason})");
+        outcome = None;
+    }
+    report.outcome = outcome;
+    report.plies = game.ply();
+    let tags = vec![
+        ("Event".to_owned(), "Kingstable match".to_owned()),
+        ("Round".to_owned(), (index + 1).to_string()),
+        (side_name(kind, Side::First), names[0].clone()),
+        (side_name(kind, Side::Second), names[1].clone()),
+        ("Opening".to_owned(), opening.join(" ")),
+        ("Termination".to_owned(), report.note.clone()),
+    ];
+    report.record = game.write_record(&tags, outcome);
+    Ok(report)
+}
+
+fn describe_result(kind: GameKind, report: &GameReport) -> String {
+    match report.outcome {
+        None => "aborted".into(),
+        Some(o) => format!("{} ({})", kind.status_name(Some(o)), report.note),
+    }
+}
+
+/// Runs the match, printing progress, and returns the summary.
+pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
+    let extension = if config.kind.is_tafl() { "otg" } else { "txt" };
+    if let Some(dir) = &config.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    // Check both players can be built before starting any game.
+    for spec in &config.players {
+        player_from_spec::<G>(spec, config.kind, config.threads)?;
+    }
+    let next = AtomicUsize::new(0);
+    let (sender, receiver) = channel();
+    let errors = Mutex::new(Vec::new());
+    let mut summary = Summary::default();
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..config.concurrency.max(1) {
+            let sender = sender.clone();
+            let next = &next;
+            let errors = &errors;
+            scope.spawn(move || {
+                let build = || -> Result<[Box<dyn Player<G>>; 2]> {
+                    Ok([
+                        player_from_spec::<G>(&config.players[0], config.kind, config.threads)?,
+                        player_from_spec::<G>(&config.players[1], config.kind, config.threads)?,
+                    ])
+                };
+                let mut players = match build() {
+                    Ok(players) => players,
+                    Err(err) => {
+                        errors.lock().expect("no panics hold it").push(err);
+                        return;
+                    }
+                };
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    if index >= config.games {
+                        return;
+                    }
+                    let opening = &config.openings[(index / 2) % config.openings.len()];
+                    let [a, b] = &mut players;
+                    let result = if index.is_multiple_of(2) {
+                        play_game(config, index, opening, a.as_mut(), b.as_mut())
+                    } else {
+                        play_game(config, index, opening, b.as_mut(), a.as_mut())
+                    };
+                    if sender.send(result).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let names = &config.players;
+        for result in receiver {
+            let report = result?;
+            if let Some(dir) = &config.out {
+                let path = dir.join(format!("game-{:03}.{extension}", report.index + 1));
+                std::fs::write(&path, &report.record)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            match report.points_for_a() {
+                Some(1.0) => summary.tally.wins += 1,
+                Some(0.5) => summary.tally.draws += 1,
+                Some(_) => summary.tally.losses += 1,
+                None => {}
+            }
+            if let Some(reason) = &report.refusal {
+                summary.refusals.push((report.index + 1, reason.clone()));
+            }
+            let (p1, p2) = if report.a_first {
+                (&names[0], &names[1])
+            } else {
+                (&names[1], &names[0])
+            };
+            println!(
+                "game {}/{} ({p1} vs {p2}): {} in {} plies",
+                report.index + 1,
+                config.games,
+                describe_result(config.kind, &report),
+                report.plies
+            );
+            println!("score of {} vs {}: {}", names[0], names[1], summary.tally);
+            summary.games.push(report);
+        }
+        Ok(())
+    })?;
+    if let Some(err) = errors
+        .into_inner()
+        .expect("no panics hold it")
+        .into_iter()
+        .next()
+    {
+        return Err(err);
+    }
+    summary.games.sort_by_key(|g| g.index);
+    println!();
+    println!(
+        "final score of {} vs {}: {}",
+        config.players[0], config.players[1], summary.tally
+    );
+    if !summary.refusals.is_empty() {
+        println!(
+            "{} game(s) not scored: the peer refused a move our rules allow:",
+            summary.refusals.len()
+        );
+        for (game, reason) in &summary.refusals {
+            println!("  game {game}: {reason}");
+        }
+    }
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(kind: GameKind, players: [&str; 2], games: usize) -> MatchConfig {
+        MatchConfig {
+            kind,
+            players: players.map(str::to_owned),
+            games,
+            openings: vec![vec![]],
+            control: TimeControl::Depth(1),
+            draw_after: Some(60),
+            out: None,
+            threads: 1,
+            concurrency: 1,
+        }
+    }
+
+    #[test]
+    fn builtin_openings_are_legal() {
+        for kind in GameKind::ALL {
+            let openings = match kind {
+                GameKind::Camelot => {
+                    parse_openings::<camelot::Camelot>(kind, builtin_openings(kind))
+                }
+                _ => parse_openings::<tafl::Tafl>(kind, builtin_openings(kind)),
+            }
+            .unwrap();
+            assert!(openings.len() >= 20, "{kind}: {}", openings.len());
+        }
+    }
+
+    #[test]
+    fn bad_openings_are_refused_with_the_line() {
+        let err = parse_openings::<tafl::Tafl>(GameKind::Fetlar, "d1-d3\n\nd1-d9\n").unwrap_err();
+        assert!(format!("{err:#}").contains("line 3"), "{err:#}");
+        assert!(parse_openings::<tafl::Tafl>(GameKind::Fetlar, "# nothing\n").is_err());
+    }
+
+    #[test]
+    fn a_game_between_levels_is_refereed_and_recorded() {
+        let mut cfg = config(GameKind::Copenhagen, ["level:1", "level:2"], 1);
+        cfg.openings = vec![vec!["d1-d3".into(), "h6-h9".into()]];
+        let mut a = player::LevelPlayer::<tafl::Tafl>::new(engine::Level::Beginner, 1);
+        let mut b = player::LevelPlayer::<tafl::Tafl>::new(engine::Level::Casual, 1);
+        let report = play_game(&cfg, 0, &cfg.openings[0], &mut a, &mut b).unwrap();
+        assert!(report.outcome.is_some());
+        assert!(report.plies >= 2 && report.plies <= 60);
+        assert!(report.record.starts_with("[Event:Kingstable match]"));
+        let record = &game::record::parse_records(&report.record).unwrap()[0];
+        assert_eq!(record.moves[..2], ["d1-d3", "h6-h9"]);
+        assert_eq!(record.moves.len(), report.plies);
+    }
+
+    #[test]
+    fn the_draw_adjudication_applies() {
+        let mut cfg = config(GameKind::Camelot, ["greedy", "greedy"], 1);
+        cfg.draw_after = Some(4);
+        let mut a = player::GreedyPlayer::<camelot::Camelot>::new();
+        let mut b = player::GreedyPlayer::<camelot::Camelot>::new();
+        let report = play_game(&cfg, 0, &[], &mut a, &mut b).unwrap();
+        match report.outcome {
+            Some(o) if o.reason == EndReason::Agreement => assert_eq!(report.plies, 4),
+            Some(_) => assert!(report.plies <= 4),
+            None => panic!("not aborted"),
+        }
+    }
+
+    #[test]
+    fn sides_alternate_and_points_follow_the_side() {
+        let win_first = Some(Outcome::win(Side::First, EndReason::CornerEscape));
+        let mut report = GameReport {
+            index: 0,
+            a_first: true,
+            outcome: win_first,
+            note: String::new(),
+            plies: 10,
+            refusal: None,
+            record: String::new(),
+        };
+        assert_eq!(report.points_for_a(), Some(1.0));
+        report.a_first = false;
+        assert_eq!(report.points_for_a(), Some(0.0));
+        report.outcome = None;
+        assert_eq!(report.points_for_a(), None);
+    }
+
+    #[test]
+    fn a_short_match_adds_up() {
+        let cfg = config(GameKind::Fetlar, ["level:2", "greedy"], 2);
+        let summary = run::<tafl::Tafl>(&cfg).unwrap();
+        assert_eq!(summary.games.len(), 2);
+        assert_eq!(summary.tally.games(), 2);
+        assert!(summary.games[0].a_first && !summary.games[1].a_first);
+    }
+
+    #[test]
+    fn unknown_players_are_refused() {
+        let cfg = config(GameKind::Fetlar, ["level:9", "greedy"], 2);
+        assert!(run::<tafl::Tafl>(&cfg).is_err());
+        let cfg = config(GameKind::Camelot, ["htp:whatever", "greedy"], 2);
+        assert!(run::<camelot::Camelot>(&cfg).is_err());
+    }
+}

@@ -1,0 +1,209 @@
+//! The players a match runs: our engine at a level (in-process), a one-ply greedy player,
+//! and external programs (see [`super::htp`]).
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use engine::{Clock, DefaultEngine, EngineGame, Evaluator, Level, Limits};
+use game::{Game, GameKind};
+
+use super::htp::HtpPlayer;
+
+/// What a player answers when asked for a move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// A move in the game's notation (the referee checks it).
+    Move(String),
+    /// The player resigns.
+    Resign,
+}
+
+/// Why a player could not go on.
+#[derive(Debug)]
+pub enum PlayerError {
+    /// The player refused a move that our rules allow (a peer playing house rules).
+    Refused(String),
+    /// The player failed (crashed, timed out, spoke nonsense).
+    Failed(anyhow::Error),
+}
+
+impl From<anyhow::Error> for PlayerError {
+    fn from(err: anyhow::Error) -> Self {
+        PlayerError::Failed(err)
+    }
+}
+
+/// How much time a move may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// A fixed time per move.
+    MoveTime(Duration),
+    /// Clocks: base time and increment per move.
+    Clock {
+        /// Time at the start.
+        base: Duration,
+        /// Added after each move.
+        increment: Duration,
+    },
+    /// A fixed depth per move (fast and deterministic, for tests and quick runs).
+    Depth(u32),
+}
+
+/// One side of a match.
+pub trait Player<G: Game>: Send {
+    /// The name used in progress lines and records.
+    fn name(&self) -> String;
+
+    /// A new game starts from `start` after the opening moves `opening` (already played
+    /// on the referee's board; `start` is the position before them).
+    fn new_game(&mut self, start: &G, opening: &[G::Move]) -> Result<(), PlayerError>;
+
+    /// The move to play in `game`, with `clock` the time left on both sides.
+    fn choose(&mut self, game: &G, clock: &Clock, control: TimeControl) -> Result<Choice>;
+
+    /// The opponent played `mv` in `before` (stateful peers must be told).
+    fn observe(&mut self, before: &G, mv: G::Move) -> Result<(), PlayerError>;
+}
+
+/// Builds a player from its description: `level:N` or `level:NAME` (our engine),
+/// `greedy` (one ply, best static evaluation), or `htp:COMMAND` (a program speaking the
+/// hnefatafl.org text protocol, Copenhagen only).
+pub fn player_from_spec<G: EngineGame>(
+    spec: &str,
+    kind: GameKind,
+    threads: usize,
+) -> Result<Box<dyn Player<G>>> {
+    let spec = spec.trim();
+    if let Some(level) = spec.strip_prefix("level:") {
+        let level: Level = level.parse()?;
+        return Ok(Box::new(LevelPlayer::<G>::new(level, threads)));
+    }
+    if spec == "greedy" {
+        return Ok(Box::new(GreedyPlayer::<G>::new()));
+    }
+    if let Some(command) = spec.strip_prefix("htp:") {
+        if kind != GameKind::Copenhagen {
+            bail!("the hnefatafl.org text protocol plays Copenhagen only");
+        }
+        return Ok(Box::new(HtpPlayer::new(command)?));
+    }
+    bail!("unknown player {spec:?}: expected level:N, greedy or htp:COMMAND")
+}
+
+/// Our engine at a level.
+pub struct LevelPlayer<G: EngineGame> {
+    engine: DefaultEngine<G>,
+    level: Level,
+    games: u64,
+}
+
+impl<G: EngineGame> LevelPlayer<G> {
+    /// Our engine at `level`, searching with `threads` threads.
+    pub fn new(level: Level, threads: usize) -> Self {
+        let mut engine = DefaultEngine::<G>::default();
+        engine.set_level(level);
+        engine.set_threads(threads.max(1));
+        LevelPlayer {
+            engine,
+            level,
+            games: 0,
+        }
+    }
+}
+
+impl<G: EngineGame> Player<G> for LevelPlayer<G> {
+    fn name(&self) -> String {
+        format!("kingstable-{}", self.level.name())
+    }
+
+    fn new_game(&mut self, _start: &G, _opening: &[G::Move]) -> Result<(), PlayerError> {
+        self.engine.new_game();
+        // Lower levels vary their choices from game to game, deterministically.
+        self.games += 1;
+        self.engine.set_seed(self.games);
+        Ok(())
+    }
+
+    fn choose(&mut self, game: &G, clock: &Clock, control: TimeControl) -> Result<Choice> {
+        let limits = match control {
+            TimeControl::MoveTime(time) => Limits::move_time(time),
+            TimeControl::Clock { .. } => Limits::clock(*clock),
+            TimeControl::Depth(depth) => Limits::depth(depth),
+        };
+        let result = self
+            .engine
+            .search(game, &limits, &AtomicBool::new(false), |_| {});
+        let mv = result.best_move.context("the engine found no move")?;
+        Ok(Choice::Move(game.format_move(mv)))
+    }
+
+    fn observe(&mut self, _before: &G, _mv: G::Move) -> Result<(), PlayerError> {
+        Ok(())
+    }
+}
+
+/// A one-ply greedy player: plays a move that wins at once if there is one, else the
+/// move after which the static evaluation is best for it (ties broken by a per-game
+/// seed, so games vary).
+pub struct GreedyPlayer<G: EngineGame> {
+    eval: G::Evaluator,
+    seed: u64,
+}
+
+impl<G: EngineGame> GreedyPlayer<G> {
+    /// A greedy player with the game's default evaluation.
+    pub fn new() -> Self {
+        GreedyPlayer {
+            eval: G::Evaluator::default(),
+            seed: 0,
+        }
+    }
+}
+
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+impl<G: EngineGame> Player<G> for GreedyPlayer<G> {
+    fn name(&self) -> String {
+        "greedy".into()
+    }
+
+    fn new_game(&mut self, _start: &G, _opening: &[G::Move]) -> Result<(), PlayerError> {
+        self.seed = self.seed.wrapping_add(1);
+        Ok(())
+    }
+
+    fn choose(&mut self, game: &G, _clock: &Clock, _control: TimeControl) -> Result<Choice> {
+        let me = game.to_move();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let mut board = game.clone();
+        let mut best: Option<(i64, u64, G::Move)> = None;
+        for mv in moves {
+            board.play(mv);
+            let value: i64 = match board.outcome() {
+                Some(o) if o.winner == Some(me) => i64::MAX,
+                Some(o) if o.winner.is_none() => 0,
+                Some(_) => i64::MIN,
+                // The evaluation is for the side to move: the opponent now.
+                None => -i64::from(self.eval.evaluate(&board)),
+            };
+            // Ties go to a pseudo-random move, different in each game.
+            let tie = mix(board.hash() ^ mix(self.seed));
+            board.undo();
+            if best.is_none_or(|(v, t, _)| value > v || (value == v && tie > t)) {
+                best = Some((value, tie, mv));
+            }
+        }
+        let (_, _, mv) = best.context("no legal move")?;
+        Ok(Choice::Move(game.format_move(mv)))
+    }
+
+    fn observe(&mut self, _before: &G, _mv: G::Move) -> Result<(), PlayerError> {
+        Ok(())
+    }
+}
