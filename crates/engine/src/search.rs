@@ -618,8 +618,10 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         if self.shared.external_stop.load(Ordering::Relaxed) {
             return true;
         }
-        // A proven result needs no deeper search.
+        // A win found within the full-width depth needs no deeper search. (A loss may
+        // still be put off by a move the shallower search pruned: keep looking.)
         if let Some(plies) = Score(result.score).plies_to_end()
+            && plies > 0
             && plies.unsigned_abs() <= result.depth
         {
             return true;

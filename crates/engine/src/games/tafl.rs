@@ -86,6 +86,67 @@ impl Default for TaflWeights {
     }
 }
 
+impl TaflWeights {
+    /// Every weight by name (`king_pressure[2]`…), for tuning tools and weight files.
+    pub fn named(&mut self) -> Vec<(&'static str, &mut i32)> {
+        let [p0, p1, p2, p3] = &mut self.king_pressure;
+        vec![
+            ("attacker", &mut self.attacker),
+            ("defender", &mut self.defender),
+            ("king_mobility", &mut self.king_mobility),
+            ("open_corner", &mut self.open_corner),
+            ("escape_threat", &mut self.escape_threat),
+            ("double_threat", &mut self.double_threat),
+            ("king_pressure[0]", p0),
+            ("king_pressure[1]", p1),
+            ("king_pressure[2]", p2),
+            ("king_pressure[3]", p3),
+            ("corner_guard", &mut self.corner_guard),
+            ("corner_sealed", &mut self.corner_sealed),
+            ("corner_neighbour", &mut self.corner_neighbour),
+            ("edge_reach", &mut self.edge_reach),
+            ("edge_reach_cap", &mut self.edge_reach_cap),
+            ("attacker_link", &mut self.attacker_link),
+            ("fort", &mut self.fort),
+            ("tempo", &mut self.tempo),
+        ]
+    }
+
+    /// Reads `name value` lines (`#` comments) over these weights; names not given keep
+    /// their value.
+    pub fn read(mut self, text: &str) -> Result<TaflWeights, String> {
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let mut parts = line.split_whitespace();
+            let (Some(name), Some(value), None) = (parts.next(), parts.next(), parts.next()) else {
+                return Err(format!("line {}: expected `name value`: {line}", i + 1));
+            };
+            let value: i32 = value
+                .parse()
+                .map_err(|_| format!("line {}: {value:?} is not a whole number", i + 1))?;
+            let mut named = self.named();
+            let slot = named
+                .iter_mut()
+                .find(|(n, _)| *n == name)
+                .ok_or_else(|| format!("line {}: unknown weight {name:?}", i + 1))?;
+            *slot.1 = value;
+        }
+        Ok(self)
+    }
+
+    /// The weights as `name value` lines, readable by [`TaflWeights::read`].
+    #[must_use]
+    pub fn write(mut self) -> String {
+        self.named()
+            .into_iter()
+            .map(|(name, value)| format!("{name} {value}\n"))
+            .collect()
+    }
+}
+
 /// The tafl evaluation, with the weights it uses.
 ///
 /// ```
@@ -536,6 +597,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn weights_round_trip_through_text_and_reject_unknown_names() {
+        let changed = TaflWeights {
+            defender: 321,
+            king_pressure: [0, 5, -7, 90],
+            ..TaflWeights::default()
+        };
+        let text = changed.write();
+        assert_eq!(TaflWeights::default().read(&text), Ok(changed));
+        let partial = TaflWeights::default().read("# comment\nfort 5\n").unwrap();
+        assert_eq!(partial.fort, 5);
+        assert_eq!(partial.attacker, TaflWeights::default().attacker);
+        assert!(TaflWeights::default().read("speed 3").is_err());
+        assert!(TaflWeights::default().read("fort five").is_err());
     }
 
     #[test]
