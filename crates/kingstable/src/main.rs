@@ -1,6 +1,7 @@
 //! `kingstable`: Fetlar and Copenhagen Hnefatafl and Camelot from the command line.
 
 mod commands;
+mod play;
 mod setup;
 
 use std::path::PathBuf;
@@ -93,6 +94,9 @@ enum Command {
         #[arg(long, default_value_t = engine::bench::DEFAULT_DEPTH)]
         depth: u32,
     },
+    /// Play in the terminal against the AI or another person: a full-screen board, or
+    /// plain lines (moves in, moves out) when stdout is not a terminal.
+    Play(play::PlayArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -202,6 +206,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for_game!(position.game, commands::analyze::run, &position, &options)?;
         }
         Command::Bench { depth } => commands::bench::run(depth)?,
+        Command::Play(args) => play::run(&args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

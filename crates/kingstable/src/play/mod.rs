@@ -1,0 +1,185 @@
+//! `kingstable play`: a game against the AI or another person, full-screen in a terminal,
+//! or as plain lines when stdout is not a terminal.
+//!
+//! The game itself ([`session::Session`]: moves, history, clocks, AI requests) knows
+//! nothing of the screen; [`tui`] draws it with ratatui and [`line`] prints it as text.
+//! The AI searches on a worker thread ([`ai`]).
+
+pub mod ai;
+pub mod board;
+pub mod clock;
+pub mod input;
+pub mod line;
+pub mod session;
+pub mod text;
+pub mod tui;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Result, bail};
+use clap::{Args, ValueEnum};
+use engine::Level;
+use game::{GameKind, Player};
+
+use self::board::PlayGame;
+use self::clock::TimeControl;
+use self::session::{Controller, Session, SessionOptions};
+
+/// Who the opponent is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Opponent {
+    /// The AI.
+    Ai,
+    /// Another person at the same keyboard.
+    Human,
+}
+
+/// The options of `kingstable play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// fetlar, copenhagen or camelot.
+    #[arg(long, value_parser = parse_kind)]
+    game: GameKind,
+    /// Your side: attackers or defenders (tafl), white or black (Camelot). Default: the
+    /// side that moves first.
+    #[arg(long)]
+    side: Option<String>,
+    /// The AI's level: 1-6 or beginner, casual, club, expert, master, maximum.
+    #[arg(long)]
+    level: Option<Level>,
+    /// Play against the AI or another person.
+    #[arg(long, value_enum, default_value_t = Opponent::Ai)]
+    vs: Opponent,
+    /// Clocks: MINUTES+SECONDS, e.g. 5+3 (five minutes each, three seconds added per
+    /// move). A player whose time runs out loses.
+    #[arg(long, value_parser = parse_clock)]
+    clock: Option<TimeControl>,
+    /// Longest the AI thinks per move (and per hint): 500ms, 2s, 1m. Default: 3s, or
+    /// what the clock allows.
+    #[arg(long, value_parser = parse_duration)]
+    think: Option<Duration>,
+    /// Continue a game from a record (.otg for tafl, a WCF score for Camelot, or a move
+    /// list).
+    #[arg(long)]
+    load: Option<PathBuf>,
+    /// Use the line mode even in a terminal.
+    #[arg(long)]
+    plain: bool,
+}
+
+/// The level the AI plays at unless told.
+pub const DEFAULT_LEVEL: Level = Level::Club;
+
+fn parse_kind(text: &str) -> Result<GameKind, String> {
+    text.parse()
+        .map_err(|e: game::ParseGameKindError| e.to_string())
+}
+
+fn parse_clock(text: &str) -> Result<TimeControl, String> {
+    text.parse()
+        .map_err(|e: clock::ParseTimeControlError| e.to_string())
+}
+
+/// Reads `500ms`, `2s`, `1.5s`, `1m` or a number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let bad = || format!("bad duration {text:?}: expected e.g. 500ms, 2s, 1m");
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        _ => return Err(bad()),
+    };
+    if !seconds.is_finite() || seconds <= 0.0 || seconds > 86_400.0 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// Runs `kingstable play`.
+pub fn run(args: &PlayArgs) -> Result<()> {
+    match args.game {
+        GameKind::Fetlar | GameKind::Copenhagen => play::<tafl::Tafl>(args),
+        GameKind::Camelot => play::<camelot::Camelot>(args),
+    }
+}
+
+fn play<G: PlayGame>(args: &PlayArgs) -> Result<()> {
+    let human: Player = match &args.side {
+        Some(side) => args.game.parse_side(side)?,
+        None => Player::First,
+    };
+    if args.vs == Opponent::Human && args.level.is_some() {
+        bail!("--level is for games against the AI, not --vs human");
+    }
+    let level = args.level.unwrap_or(DEFAULT_LEVEL);
+    let mut players = [Controller::Human; 2];
+    if args.vs == Opponent::Ai {
+        players[human.other().index()] = Controller::Ai;
+    }
+    let options = SessionOptions {
+        players,
+        level,
+        think: args.think,
+        clock: args.clock,
+    };
+    let game = G::setup(args.game, None, None, true)?;
+    let mut session = Session::new(game, options, Instant::now());
+    if let Some(path) = &args.load {
+        session.load(path, Instant::now())?;
+    }
+    let seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let intro = intro(&session, human, args.vs);
+    if args.plain || !std::io::stdout().is_terminal() {
+        line::run(session, seed, &intro)
+    } else {
+        tui::run(session, seed, human)
+    }
+}
+
+fn intro<G: PlayGame>(session: &Session<G>, human: Player, vs: Opponent) -> String {
+    let kind = session.kind();
+    let who = match vs {
+        Opponent::Ai => format!(
+            "you play the {} against the AI (level {}, {})",
+            kind.side_name(human),
+            session.options().level.number(),
+            session.options().level
+        ),
+        Opponent::Human => "two players at one keyboard".to_owned(),
+    };
+    let clock = session
+        .options()
+        .clock
+        .map(|c| format!(", clock {c}"))
+        .unwrap_or_default();
+    let example = if kind.is_tafl() { "d1-d3" } else { "D6-F8" };
+    format!(
+        "kingstable play: {kind}, {who}{clock}. Type a move like {example}, or help. {} moves first.",
+        kind.side_name(session.game().to_move())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_with_units() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        for bad in ["", "0s", "-1s", "2h", "ms", "1e999"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,622 @@
+//! The full-screen game: the board in colour with coordinates, a side panel (players,
+//! clocks, last move, captures, the AI's thinking, the moves), a message line, an input
+//! line for typed moves and commands, and a cursor to pick pieces with the arrow keys.
+//! Fits 80x24.
+
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use game::{Outcome, Player};
+use ratatui::DefaultTerminal;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::ai::{AiEvent, AiWorker, Purpose};
+use super::board::{Mark, PlayGame, Sq};
+use super::clock::format_clock;
+use super::input::{self, COMMANDS, Input};
+use super::session::{AiUpdate, Session, Submitted, describe_outcome, result_text};
+use super::text::{cell_char, view_order};
+
+/// The keys, as the footer and the help show them.
+const KEYS: &[(&str, &str)] = &[
+    ("arrows", "move the cursor"),
+    (
+        "Enter",
+        "select a piece / its destination, or play what is typed",
+    ),
+    ("Esc", "clear the selection, the choice or the input"),
+    ("Ctrl-U", "undo"),
+    ("Ctrl-T", "hint"),
+    ("Ctrl-F", "flip the board"),
+    ("Ctrl-S", "save the game"),
+    ("Ctrl-X", "make the AI move now"),
+    ("F1", "this help"),
+    ("Ctrl-C", "quit"),
+];
+
+/// What the screen shows besides the game.
+struct App<G: PlayGame> {
+    session: Session<G>,
+    worker: AiWorker<G>,
+    ai_events: Receiver<AiEvent<G::Move>>,
+    input: String,
+    cursor: Sq,
+    selected: Option<Sq>,
+    flipped: bool,
+    message: Option<(String, bool)>,
+    help: bool,
+    quit: bool,
+    announced: Option<Outcome>,
+}
+
+/// Plays `session` full-screen until the player quits.
+pub fn run<G: PlayGame>(session: Session<G>, seed: u64, human: Player) -> Result<()> {
+    let (tx, ai_events) = mpsc::channel();
+    let worker = AiWorker::spawn(seed, move |event| {
+        let _ = tx.send(event);
+    });
+    let centre = Sq::new(G::FILES / 2, G::RANKS / 2);
+    let mut app = App {
+        session,
+        worker,
+        ai_events,
+        input: String::new(),
+        cursor: centre,
+        selected: None,
+        // Camelot's second player sits at the top unless the board is turned.
+        flipped: human == Player::Second && !G::FILES.eq(&G::RANKS),
+        message: Some((
+            "Type a move and Enter, or pick a piece with the arrows and Enter. F1: help".to_owned(),
+            false,
+        )),
+        help: false,
+        quit: false,
+        announced: None,
+    };
+    let mut terminal = ratatui::init();
+    let result = app.main_loop(&mut terminal);
+    ratatui::restore();
+    app.session.cancel_thinking();
+    result
+}
+
+impl<G: PlayGame> App<G> {
+    fn main_loop(&mut self, terminal: &mut DefaultTerminal) -> Result<()> {
+        while !self.quit {
+            let now = Instant::now();
+            if let Some(request) = self.session.next_ai_request(now) {
+                self.worker.submit(request);
+            }
+            self.session.tick(now);
+            while let Ok(event) = self.ai_events.try_recv() {
+                self.on_ai_event(event);
+            }
+            self.announce();
+            terminal.draw(|frame| self.draw(frame))?;
+            if event::poll(Duration::from_millis(100))? {
+                match event::read()? {
+                    Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn say(&mut self, text: impl Into<String>) {
+        self.message = Some((text.into(), false));
+    }
+
+    fn complain(&mut self, text: impl Into<String>) {
+        self.message = Some((text.into(), true));
+    }
+
+    fn on_ai_event(&mut self, event: AiEvent<G::Move>) {
+        match self.session.on_ai_event(event, Instant::now()) {
+            AiUpdate::Played(text) => {
+                self.selected = None;
+                self.say(format!("AI played {text}"));
+            }
+            AiUpdate::Hint(text) => self.say(format!("Hint: {text}")),
+            AiUpdate::Progress | AiUpdate::Ignored => {}
+        }
+    }
+
+    fn announce(&mut self) {
+        let outcome = self.session.outcome();
+        if outcome != self.announced {
+            self.announced = outcome;
+            if let Some(outcome) = outcome {
+                let words =
+                    describe_outcome(self.session.kind(), outcome, self.session.game().to_move());
+                self.say(format!("Game over. {words}. Ctrl-U undoes, Ctrl-S saves."));
+                self.selected = None;
+            }
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) {
+        if self.help {
+            self.help = false;
+            return;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('c' | 'q') if ctrl => self.quit = true,
+            KeyCode::Char('u') if ctrl => self.run_input(Input::Undo),
+            KeyCode::Char('t') if ctrl => self.run_input(Input::Hint),
+            KeyCode::Char('f') if ctrl => self.run_input(Input::Flip),
+            KeyCode::Char('s') if ctrl => self.run_input(Input::Save(None)),
+            KeyCode::Char('x') if ctrl => self.run_input(Input::Stop),
+            KeyCode::F(1) => self.help = true,
+            KeyCode::Esc => {
+                if !self.input.is_empty() {
+                    self.input.clear();
+                } else if self.session.choice().is_some() {
+                    self.session.cancel_choice();
+                } else {
+                    self.selected = None;
+                }
+            }
+            KeyCode::Backspace => {
+                self.input.pop();
+            }
+            KeyCode::Enter => {
+                if self.input.trim().is_empty() {
+                    self.input.clear();
+                    self.press_on_cursor();
+                } else {
+                    let line = std::mem::take(&mut self.input);
+                    match input::parse(&line) {
+                        Ok(parsed) => self.run_input(parsed),
+                        Err(why) => self.complain(why),
+                    }
+                }
+            }
+            KeyCode::Up => self.move_cursor(0, 1),
+            KeyCode::Down => self.move_cursor(0, -1),
+            KeyCode::Left => self.move_cursor(-1, 0),
+            KeyCode::Right => self.move_cursor(1, 0),
+            KeyCode::Char(c) if !ctrl && !c.is_control() && self.input.chars().count() < 60 => {
+                self.input.push(c);
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves the cursor one square on the screen, skipping squares off the board.
+    fn move_cursor(&mut self, dx: i8, dy: i8) {
+        let (dx, dy) = if self.flipped { (-dx, -dy) } else { (dx, dy) };
+        let (mut file, mut rank) = (self.cursor.file as i8, self.cursor.rank as i8);
+        loop {
+            file += dx;
+            rank += dy;
+            if file < 0 || rank < 0 || file >= G::FILES as i8 || rank >= G::RANKS as i8 {
+                return;
+            }
+            let sq = Sq::new(file as u8, rank as u8);
+            if G::exists(sq) {
+                self.cursor = sq;
+                return;
+            }
+        }
+    }
+
+    /// Enter on the board: select a piece, play to a highlighted square, or deselect.
+    fn press_on_cursor(&mut self) {
+        if !self.session.human_to_move() {
+            if self.session.outcome().is_some() {
+                self.complain("The game is over: Ctrl-U takes moves back");
+            } else {
+                self.complain("The AI is thinking (Ctrl-X makes it move now)");
+            }
+            return;
+        }
+        let cursor = self.cursor;
+        let name = G::square_name(cursor);
+        match self.selected {
+            Some(from) if from == cursor => self.selected = None,
+            Some(from) if self.session.destinations(from).contains(&cursor) => {
+                self.selected = None;
+                match self.session.submit_squares(from, cursor, Instant::now()) {
+                    Ok(result) => self.after_submit(result),
+                    Err(why) => self.complain(why),
+                }
+            }
+            _ if !self.session.destinations(cursor).is_empty() => {
+                self.selected = Some(cursor);
+                self.say(format!("{name} selected: Enter on a green square moves it"));
+            }
+            Some(from) => self.complain(format!("{} cannot go to {name}", G::square_name(from))),
+            None => self.complain(format!("No move from {name}")),
+        }
+    }
+
+    fn after_submit(&mut self, result: Submitted) {
+        self.selected = None;
+        match result {
+            Submitted::Played(text) => self.say(format!("You played {text}")),
+            Submitted::Choose => {
+                self.say("Several moves match: type the number of the one you mean, then Enter")
+            }
+        }
+    }
+
+    fn run_input(&mut self, input: Input) {
+        let now = Instant::now();
+        match input {
+            Input::Empty => {}
+            Input::Move(text) => match self.session.submit(&text, now) {
+                Ok(result) => self.after_submit(result),
+                Err(why) => self.complain(why),
+            },
+            Input::Pick(n) => match self.session.pick(n, now) {
+                Ok(text) => self.say(format!("You played {text}")),
+                Err(why) => self.complain(why),
+            },
+            Input::Undo => match self.session.undo(now) {
+                Ok(n) => {
+                    self.selected = None;
+                    self.say(format!(
+                        "Took back {n} move{}",
+                        if n == 1 { "" } else { "s" }
+                    ));
+                }
+                Err(why) => self.complain(why),
+            },
+            Input::Hint => match self.session.request_hint(now) {
+                Ok(request) => {
+                    self.worker.submit(request);
+                    self.say("Looking for a hint…");
+                }
+                Err(why) => self.complain(why),
+            },
+            Input::Flip => self.flipped = !self.flipped,
+            Input::Save(path) => match self.session.save(path.as_deref()) {
+                Ok(path) => self.say(format!("Saved to {}", path.display())),
+                Err(why) => self.complain(format!("{why:#}")),
+            },
+            Input::Load(path) => match self.session.load(&path, now) {
+                Ok(n) => {
+                    self.selected = None;
+                    self.say(format!("Loaded {} ({n} moves)", path.display()));
+                }
+                Err(why) => self.complain(format!("{why:#}")),
+            },
+            Input::Stop => {
+                if !self.session.stop_thinking() {
+                    self.complain("The AI is not thinking");
+                }
+            }
+            Input::Resign => {
+                if let Err(why) = self.session.resign(now) {
+                    self.complain(why);
+                }
+            }
+            Input::Board => self.selected = None,
+            Input::Help => self.help = true,
+            Input::Quit => self.quit = true,
+        }
+    }
+
+    // ---- Drawing ----
+
+    fn draw(&self, frame: &mut Frame) {
+        let area = frame.area();
+        let [title, main, message, input, footer] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(0),
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let board_width = 4 + 3 * u16::from(G::FILES) + 5;
+        let [board, side] =
+            Layout::horizontal([Constraint::Length(board_width), Constraint::Min(0)]).areas(main);
+        frame.render_widget(
+            Paragraph::new(self.title_text()).style(Style::new().add_modifier(Modifier::REVERSED)),
+            title,
+        );
+        frame.render_widget(Paragraph::new(self.board_lines()), board);
+        frame.render_widget(
+            Paragraph::new(self.side_lines(side.height as usize)).wrap(Wrap { trim: false }),
+            side,
+        );
+        if let Some((text, error)) = &self.message {
+            let colour = if *error {
+                Color::LightRed
+            } else {
+                Color::LightGreen
+            };
+            frame.render_widget(
+                Paragraph::new(text.as_str()).style(Style::new().fg(colour)),
+                message,
+            );
+        }
+        frame.render_widget(Paragraph::new(self.input_line()), input);
+        frame.render_widget(
+            Paragraph::new(
+                "Enter:select/play arrows:cursor ^U:undo ^T:hint ^F:flip ^S:save ^X:stop F1 ^C",
+            )
+            .style(Style::new().fg(Color::DarkGray)),
+            footer,
+        );
+        if self.help {
+            self.draw_help(frame, area);
+        }
+    }
+
+    fn title_text(&self) -> String {
+        let s = &self.session;
+        format!(
+            " Kingstable · {} · {} vs {}",
+            s.kind(),
+            s.side_label(Player::First),
+            s.side_label(Player::Second)
+        )
+    }
+
+    fn board_lines(&self) -> Vec<Line<'static>> {
+        let (files, ranks) = view_order::<G>(self.flipped);
+        let game = self.session.game();
+        let file_letter = |f: u8| {
+            (0..G::RANKS)
+                .map(|r| G::square_name(Sq::new(f, r)))
+                .find(|n| G::parse_square(n).is_some())
+                .and_then(|n| n.chars().next())
+                .unwrap_or(' ')
+        };
+        let header: String = std::iter::once("    ".to_owned())
+            .chain(files.iter().map(|&f| format!(" {} ", file_letter(f))))
+            .collect();
+        let dim = Style::new().fg(Color::DarkGray);
+        let mut lines = vec![Line::styled(header.clone(), dim)];
+        let selected_targets = self
+            .selected
+            .map(|from| self.session.destinations(from))
+            .unwrap_or_default();
+        let last = self.session.history().last();
+        let hint = self.session.hint().map(|(mv, _)| G::move_ends(*mv));
+        for &rank in &ranks {
+            let mut spans = vec![Span::styled(format!("{:>3} ", rank + 1), dim)];
+            for &file in &files {
+                let sq = Sq::new(file, rank);
+                let cell = game.cell(sq);
+                if !cell.exists {
+                    spans.push(Span::raw("   "));
+                    continue;
+                }
+                let light = (file + rank) % 2 == 1;
+                let mut bg = match cell.mark {
+                    Mark::Plain if light => Color::Indexed(180),
+                    Mark::Plain => Color::Indexed(137),
+                    Mark::Throne | Mark::Corner => Color::Indexed(131),
+                    Mark::Castle(_) => Color::Indexed(67),
+                };
+                let mut centre = cell_char(cell);
+                let mut fg = match cell.piece {
+                    Some((_, 'K')) => Color::Indexed(226),
+                    Some((Player::First, _)) if G::FILES == G::RANKS => Color::Indexed(16),
+                    Some((Player::Second, _)) if G::FILES == G::RANKS => Color::Indexed(231),
+                    Some((Player::First, _)) => Color::Indexed(231),
+                    Some((Player::Second, _)) => Color::Indexed(16),
+                    None => Color::Indexed(239),
+                };
+                if let Some(ply) = last {
+                    if ply.from == sq || ply.to == sq {
+                        bg = Color::Indexed(179);
+                    }
+                    if ply.captured.contains(&sq) && cell.piece.is_none() {
+                        centre = 'x';
+                        fg = Color::Indexed(160);
+                    }
+                }
+                if hint.is_some_and(|(f, t)| f == sq || t == sq) {
+                    bg = Color::Indexed(140);
+                }
+                if selected_targets.contains(&sq) {
+                    bg = Color::Indexed(71);
+                    if cell.piece.is_none() {
+                        centre = '·';
+                    }
+                }
+                if self.selected == Some(sq) {
+                    bg = Color::Indexed(33);
+                }
+                let (left, right) = if self.cursor == sq {
+                    ('[', ']')
+                } else {
+                    (' ', ' ')
+                };
+                let mut style = Style::new().bg(bg).fg(fg);
+                if cell.piece.is_some() {
+                    style = style.add_modifier(Modifier::BOLD);
+                }
+                let frame_style = Style::new()
+                    .bg(bg)
+                    .fg(Color::Indexed(16))
+                    .add_modifier(Modifier::BOLD);
+                spans.push(Span::styled(left.to_string(), frame_style));
+                spans.push(Span::styled(centre.to_string(), style));
+                spans.push(Span::styled(right.to_string(), frame_style));
+            }
+            spans.push(Span::styled(format!(" {}", rank + 1), dim));
+            lines.push(Line::from(spans));
+        }
+        lines.push(Line::styled(header, dim));
+        lines
+    }
+
+    fn side_lines(&self, height: usize) -> Vec<Line<'static>> {
+        let s = &self.session;
+        let kind = s.kind();
+        let now = Instant::now();
+        let to_move = s.game().to_move();
+        let mut lines = Vec::new();
+        let lost = s.pieces_lost();
+        for player in Player::BOTH {
+            let moving = s.outcome().is_none() && player == to_move;
+            let running = s.clocks().and_then(|c| c.running()) == Some(player);
+            let marker = if moving { "▶ " } else { "  " };
+            let clock = s
+                .clocks()
+                .map(|c| {
+                    let time = format_clock(c.remaining(player, now));
+                    if running {
+                        format!("  [{time}]")
+                    } else {
+                        format!("  {time}")
+                    }
+                })
+                .unwrap_or_default();
+            let style = if moving {
+                Style::new().add_modifier(Modifier::BOLD)
+            } else {
+                Style::new()
+            };
+            lines.push(Line::styled(
+                format!(
+                    "{marker}{}{clock}  lost {}",
+                    s.side_label(player),
+                    lost[player.index()]
+                ),
+                style,
+            ));
+        }
+        match s.outcome() {
+            Some(outcome) => {
+                let red = Style::new()
+                    .fg(Color::LightYellow)
+                    .add_modifier(Modifier::BOLD);
+                lines.push(Line::styled(
+                    format!("Result: {}", result_text(kind, outcome)),
+                    red,
+                ));
+                lines.push(Line::raw(describe_outcome(kind, outcome, to_move)));
+            }
+            None => lines.push(Line::raw(format!(
+                "Move {} · {} to move",
+                s.history().len() / 2 + 1,
+                kind.side_name(to_move)
+            ))),
+        }
+        if let Some(last) = s.history().last() {
+            let mut text = format!("Last: {}", last.text);
+            if !last.captured.is_empty() {
+                let names: Vec<String> = last.captured.iter().map(|&q| G::square_name(q)).collect();
+                text.push_str(&format!(" (took {})", names.join(" ")));
+            }
+            lines.push(Line::raw(text));
+        }
+        if let Some(thinking) = s.thinking() {
+            let spinner = ['|', '/', '-', '\\']
+                [(now.duration_since(thinking.since).as_millis() / 150 % 4) as usize];
+            let what = match thinking.purpose {
+                Purpose::Move => "AI thinking",
+                Purpose::Hint => "Finding a hint",
+            };
+            lines.push(Line::styled(
+                format!(
+                    "{what} {spinner} {:.1}s {}",
+                    now.duration_since(thinking.since).as_secs_f32(),
+                    thinking.progress.as_deref().unwrap_or("")
+                ),
+                Style::new().fg(Color::LightCyan),
+            ));
+        } else if let Some((_, hint)) = s.hint() {
+            lines.push(Line::styled(
+                format!("Hint: {hint}"),
+                Style::new().fg(Color::LightMagenta),
+            ));
+        }
+        if let Some(choice) = s.choice() {
+            lines.push(Line::styled(
+                format!("{}; type its number:", choice.prompt),
+                Style::new().fg(Color::LightYellow),
+            ));
+            for (i, (_, text)) in choice.options.iter().enumerate() {
+                lines.push(Line::raw(format!(" {}) {text}", i + 1)));
+            }
+        }
+        // The rest of the panel lists the latest moves.
+        let room = height.saturating_sub(lines.len() + 1);
+        if room > 0 && !s.history().is_empty() {
+            lines.push(Line::styled("Moves:", Style::new().fg(Color::DarkGray)));
+            let rows: Vec<String> = s
+                .history()
+                .chunks(2)
+                .enumerate()
+                .map(|(i, pair)| {
+                    let texts: Vec<&str> = pair.iter().map(|p| p.text.as_str()).collect();
+                    format!("{:>3}. {}", i + 1, texts.join("  "))
+                })
+                .collect();
+            let skip = rows.len().saturating_sub(room.saturating_sub(1));
+            lines.extend(rows.into_iter().skip(skip).map(Line::raw));
+        }
+        lines
+    }
+
+    fn input_line(&self) -> Line<'static> {
+        let mut spans = vec![
+            Span::styled("> ", Style::new().fg(Color::LightYellow)),
+            Span::raw(self.input.clone()),
+            Span::styled(" ", Style::new().add_modifier(Modifier::REVERSED)),
+        ];
+        let typed = self.input.trim();
+        if !typed.is_empty() && input::parse(typed).is_ok_and(|i| matches!(i, Input::Move(_))) {
+            let candidates = self.session.candidates(typed);
+            let preview = match candidates.as_slice() {
+                [] => String::new(),
+                [only] => format!("  → {only}"),
+                many => format!("  ({} moves match)", many.len()),
+            };
+            spans.push(Span::styled(preview, Style::new().fg(Color::DarkGray)));
+        }
+        Line::from(spans)
+    }
+
+    fn draw_help(&self, frame: &mut Frame, area: Rect) {
+        let mut lines = vec![Line::styled(
+            "Keys",
+            Style::new().add_modifier(Modifier::BOLD),
+        )];
+        lines.extend(
+            KEYS.iter()
+                .map(|(k, what)| Line::raw(format!(" {k:<8} {what}"))),
+        );
+        lines.push(Line::styled(
+            "Typed commands",
+            Style::new().add_modifier(Modifier::BOLD),
+        ));
+        lines.extend(
+            COMMANDS
+                .iter()
+                .map(|(c, what)| Line::raw(format!(" {c:<12} {what}"))),
+        );
+        let height = (lines.len() as u16 + 2).min(area.height);
+        let width = 70.min(area.width);
+        let popup = Rect {
+            x: area.x + (area.width - width) / 2,
+            y: area.y + (area.height - height) / 2,
+            width,
+            height,
+        };
+        frame.render_widget(Clear, popup);
+        frame.render_widget(
+            Paragraph::new(lines).block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(" Help (any key closes) "),
+            ),
+            popup,
+        );
+    }
+}
