@@ -156,10 +156,15 @@ fn full_screen_game_in_80x24_takes_typed_and_arrow_key_moves() {
         "{moved}"
     );
 
-    // Undo takes the move back; Ctrl-C leaves and gives the terminal back.
+    // Undo takes the move back.
     tmux.keys(&["C-u"]);
     let undone = tmux.wait_for("Took back 1 move");
     assert!(undone.contains("Last: d1-d3"), "{undone}");
+
+    // Quitting an unsaved game warns first; a second Ctrl-C leaves and gives the
+    // terminal back.
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("The game is not saved");
     tmux.keys(&["C-c"]);
     let deadline = Instant::now() + Duration::from_secs(10);
     while tmux.run(&["has-session", "-t", "play"]).status.success() {

@@ -122,6 +122,8 @@ pub struct Session<G: PlayGame> {
     thinking: Option<Thinking>,
     next_id: u64,
     hint: Option<(G::Move, String)>,
+    /// Counts changes to the game, so a front end can tell whether it was saved since.
+    revision: u64,
 }
 
 impl<G: PlayGame> Session<G> {
@@ -144,6 +146,7 @@ impl<G: PlayGame> Session<G> {
             thinking: None,
             next_id: 1,
             hint: None,
+            revision: 0,
         }
     }
 
@@ -187,6 +190,13 @@ impl<G: PlayGame> Session<G> {
     #[must_use]
     pub fn history(&self) -> &[Ply] {
         &self.history
+    }
+
+    /// A number that changes whenever the game does (moves, undo, load, an ending), to
+    /// tell whether it has changed since it was saved.
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// The clocks, if the game is timed.
@@ -249,6 +259,7 @@ impl<G: PlayGame> Session<G> {
         clocks.stop(now);
         let outcome = Outcome::loss(loser, EndReason::Timeout);
         self.ended = Some(outcome);
+        self.revision += 1;
         self.cancel_thinking();
         self.choice = None;
         Some(outcome)
@@ -459,6 +470,7 @@ impl<G: PlayGame> Session<G> {
                 clocks.press(mover, now);
             }
         }
+        self.revision += 1;
         self.history.push(Ply {
             text: text.clone(),
             mover,
@@ -505,6 +517,7 @@ impl<G: PlayGame> Session<G> {
         self.ended = None;
         self.choice = None;
         self.hint = None;
+        self.revision += 1;
         Ok(count)
     }
 
@@ -524,6 +537,7 @@ impl<G: PlayGame> Session<G> {
         }
         let outcome = Outcome::loss(loser, EndReason::Resignation);
         self.ended = Some(outcome);
+        self.revision += 1;
         self.cancel_thinking();
         if let Some(clocks) = self.clocks.as_mut() {
             clocks.stop(now);
@@ -973,9 +987,13 @@ mod tests {
             AiUpdate::Played("e5-e2".into())
         );
         assert!(s.history()[1].by_ai);
+        let revision = s.revision();
         assert_eq!(s.undo(now), Ok(2));
         assert!(s.history().is_empty());
+        assert!(s.revision() > revision, "undo is a change to save");
+        let revision = s.revision();
         assert_eq!(s.undo(now), Err("nothing to undo".into()));
+        assert_eq!(s.revision(), revision);
     }
 
     #[test]

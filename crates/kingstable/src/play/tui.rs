@@ -52,6 +52,10 @@ struct App<G: PlayGame> {
     message: Option<(String, bool)>,
     help: bool,
     quit: bool,
+    /// The session's revision when last saved (or started).
+    saved_revision: u64,
+    /// Whether the player was told the game is unsaved and a second quit will lose it.
+    quit_warned: bool,
     announced: Option<Outcome>,
 }
 
@@ -77,8 +81,11 @@ pub fn run<G: PlayGame>(session: Session<G>, seed: u64, human: Player) -> Result
         )),
         help: false,
         quit: false,
+        saved_revision: 0,
+        quit_warned: false,
         announced: None,
     };
+    app.saved_revision = app.session.revision();
     let mut terminal = ratatui::init();
     let result = app.main_loop(&mut terminal);
     ratatui::restore();
@@ -107,6 +114,17 @@ impl<G: PlayGame> App<G> {
             }
         }
         Ok(())
+    }
+
+    /// Quits, unless that would lose moves not saved: then warns once first.
+    fn request_quit(&mut self) {
+        let unsaved = self.session.revision() != self.saved_revision;
+        if unsaved && !self.quit_warned {
+            self.quit_warned = true;
+            self.complain("The game is not saved: Ctrl-S saves it, Ctrl-C again quits anyway");
+        } else {
+            self.quit = true;
+        }
     }
 
     fn say(&mut self, text: impl Into<String>) {
@@ -148,7 +166,7 @@ impl<G: PlayGame> App<G> {
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
-            KeyCode::Char('c' | 'q') if ctrl => self.quit = true,
+            KeyCode::Char('c' | 'q') if ctrl => self.request_quit(),
             KeyCode::Char('u') if ctrl => self.run_input(Input::Undo),
             KeyCode::Char('t') if ctrl => self.run_input(Input::Hint),
             KeyCode::Char('f') if ctrl => self.run_input(Input::Flip),
@@ -279,7 +297,10 @@ impl<G: PlayGame> App<G> {
             },
             Input::Flip => self.flipped = !self.flipped,
             Input::Save(path) => match self.session.save(path.as_deref()) {
-                Ok(path) => self.say(format!("Saved to {}", path.display())),
+                Ok(path) => {
+                    self.saved_revision = self.session.revision();
+                    self.say(format!("Saved to {}", path.display()));
+                }
                 Err(why) => self.complain(format!("{why:#}")),
             },
             Input::Load(path) => match self.session.load(&path, now) {
@@ -301,7 +322,7 @@ impl<G: PlayGame> App<G> {
             }
             Input::Board => self.selected = None,
             Input::Help => self.help = true,
-            Input::Quit => self.quit = true,
+            Input::Quit => self.request_quit(),
         }
     }
 
