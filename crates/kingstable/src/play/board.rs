@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result, bail};
 use game::record::{Record, RecordEnding};
-use game::{Game, GameKind, Outcome, Player};
+use game::{EndReason, Game, GameKind, Outcome, Player};
 
 use crate::setup::Setup;
 
@@ -73,11 +73,6 @@ pub trait PlayGame: Setup + engine::EngineGame {
 
     /// The squares of the pieces a legal move captures here (before it is played).
     fn captured_squares(&self, mv: Self::Move) -> Vec<Sq>;
-
-    /// The game as a record: OpenTafl `.otg` for tafl, a WCF score for Camelot. `outcome`
-    /// is the result to state (it may be a timeout or resignation the rules know nothing
-    /// of); `tags` come first.
-    fn record_with(&self, tags: &[(String, String)], outcome: Option<Outcome>) -> String;
 
     /// The tags naming the players, in the record style of the game.
     fn player_tags(names: [&str; 2]) -> Vec<(String, String)>;
@@ -151,24 +146,6 @@ impl PlayGame for tafl::Tafl {
             .collect()
     }
 
-    fn record_with(&self, tags: &[(String, String)], outcome: Option<Outcome>) -> String {
-        let mut tags = tags.to_vec();
-        // OpenTafl's result tag says who won, not how: a loss on time or by resignation
-        // is named in a termination tag, as the archive's records do.
-        if let Some(o) = outcome.filter(|&o| Some(o) != self.outcome()) {
-            let loser = self
-                .kind()
-                .side_name(o.winner.map_or(self.to_move(), Player::other));
-            let how = match o.reason {
-                game::EndReason::Timeout => "lost on time",
-                game::EndReason::Resignation => "resigned",
-                _ => "lost",
-            };
-            tags.push(("termination".to_owned(), format!("{loser} {how}")));
-        }
-        tafl::otg::write_game(self, &tags, outcome)
-    }
-
     fn player_tags(names: [&str; 2]) -> Vec<(String, String)> {
         vec![
             ("attackers".to_owned(), names[0].to_owned()),
@@ -232,29 +209,6 @@ impl PlayGame for camelot::Camelot {
         mv.captured.squares().map(from_camelot).collect()
     }
 
-    fn record_with(&self, tags: &[(String, String)], outcome: Option<Outcome>) -> String {
-        let rules_outcome = self.outcome();
-        let trailer = match outcome {
-            None => None,
-            // A result the rules reached is written as its result token.
-            Some(o) if Some(o) == rules_outcome => camelot::record::result_token(self),
-            Some(Outcome {
-                reason: game::EndReason::Timeout,
-                ..
-            }) => Some("timeout"),
-            Some(Outcome {
-                reason: game::EndReason::Resignation,
-                ..
-            }) => Some("---"),
-            Some(Outcome { winner, .. }) => Some(match winner {
-                Some(Player::First) => "1-0",
-                Some(Player::Second) => "0-1",
-                None => "1/2-1/2",
-            }),
-        };
-        camelot::record::write_score_with_result(self, tags, trailer)
-    }
-
     fn player_tags(names: [&str; 2]) -> Vec<(String, String)> {
         vec![
             ("White".to_owned(), names[0].to_owned()),
@@ -299,18 +253,36 @@ fn replay<G: PlayGame>(kind: GameKind, record: &Record) -> Result<Loaded<G>> {
     }
     let ending = match record.ending {
         _ if game.outcome().is_some() => None,
-        Some(RecordEnding::Timeout) => {
-            Some(Outcome::loss(game.to_move(), game::EndReason::Timeout))
-        }
+        Some(RecordEnding::Timeout) => Some(Outcome::loss(game.to_move(), EndReason::Timeout)),
         Some(RecordEnding::Resignation) => {
-            Some(Outcome::loss(game.to_move(), game::EndReason::Resignation))
+            Some(Outcome::loss(game.to_move(), EndReason::Resignation))
         }
-        None => None,
+        None => stated_ending(record),
     };
     Ok(Loaded {
         start,
         moves,
         ending,
+    })
+}
+
+/// An ending stated by a termination tag with a result, as `Setup::write_record` writes
+/// them (`[termination:time forfeit]` with `[result:1]`).
+fn stated_ending(record: &Record) -> Option<Outcome> {
+    let reason = match record
+        .tag("termination")?
+        .trim()
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "time forfeit" | "timeout" => EndReason::Timeout,
+        "resignation" => EndReason::Resignation,
+        "draw agreed" => EndReason::Agreement,
+        _ => return None,
+    };
+    Some(Outcome {
+        winner: record.stated_result()?,
+        reason,
     })
 }
 
@@ -354,7 +326,7 @@ mod tests {
         assert_eq!(loaded.start.ply(), 0);
         assert_eq!(
             loaded.ending,
-            Some(Outcome::loss(Player::First, game::EndReason::Timeout))
+            Some(Outcome::loss(Player::First, EndReason::Timeout))
         );
         let err = load_record::<Tafl>(GameKind::Fetlar, "d1-d3 d3-d1\n").unwrap_err();
         assert!(format!("{err:#}").contains("move 2 (d3-d1)"), "{err:#}");
@@ -362,18 +334,24 @@ mod tests {
     }
 
     #[test]
-    fn camelot_records_round_trip_with_a_timeout() {
+    fn endings_outside_the_rules_round_trip_through_records() {
         let mut game = Camelot::start();
         let mv = game.parse_move("D6-F8").unwrap();
         game.play(mv);
-        let lost = Outcome::loss(Player::Second, game::EndReason::Timeout);
-        let text = game.record_with(&Camelot::player_tags(["me", "ai"]), Some(lost));
-        assert!(
-            text.contains("[White \"me\"]") && text.contains("1. D6-F8 timeout"),
-            "{text}"
-        );
+        let lost = Outcome::loss(Player::Second, EndReason::Timeout);
+        let text = game.write_record(&Camelot::player_tags(["me", "ai"]), Some(lost));
+        assert!(text.contains("[White \"me\"]"), "{text}");
         let loaded = load_record::<Camelot>(GameKind::Camelot, &text).unwrap();
         assert_eq!(loaded.moves, [mv]);
         assert_eq!(loaded.ending, Some(lost));
+
+        let mut game = Tafl::new(Rules::FETLAR);
+        let mv = game.parse_move("d1-d3").unwrap();
+        game.play(mv);
+        let resigned = Outcome::loss(Player::Second, EndReason::Resignation);
+        let text = game.write_record(&Tafl::player_tags(["me", "ai"]), Some(resigned));
+        assert!(text.contains("[attackers:me]"), "{text}");
+        let loaded = load_record::<Tafl>(GameKind::Fetlar, &text).unwrap();
+        assert_eq!(loaded.ending, Some(resigned));
     }
 }

@@ -570,7 +570,7 @@ impl<G: PlayGame> Session<G> {
             };
             tags.push((key.to_owned(), control.to_string()));
         }
-        self.game.record_with(&tags, self.outcome())
+        self.game.write_record(&tags, self.outcome())
     }
 
     /// Saves the record to `path`, or to a new file named after the game and the time.
