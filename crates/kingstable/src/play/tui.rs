@@ -153,7 +153,7 @@ impl<G: PlayGame> App<G> {
             if let Some(outcome) = outcome {
                 let words =
                     describe_outcome(self.session.kind(), outcome, self.session.game().to_move());
-                self.say(format!("Game over. {words}. Ctrl-U undoes, Ctrl-S saves."));
+                self.say(format!("Game over: {words}"));
                 self.selected = None;
             }
         }
@@ -347,7 +347,8 @@ impl<G: PlayGame> App<G> {
         );
         frame.render_widget(Paragraph::new(self.board_lines()), board);
         frame.render_widget(
-            Paragraph::new(self.side_lines(side.height as usize)).wrap(Wrap { trim: false }),
+            Paragraph::new(self.side_lines(side.height as usize, side.width as usize))
+                .wrap(Wrap { trim: false }),
             side,
         );
         if let Some((text, error)) = &self.message {
@@ -475,7 +476,7 @@ impl<G: PlayGame> App<G> {
         lines
     }
 
-    fn side_lines(&self, height: usize) -> Vec<Line<'static>> {
+    fn side_lines(&self, height: usize, width: usize) -> Vec<Line<'static>> {
         let s = &self.session;
         let kind = s.kind();
         let now = Instant::now();
@@ -562,12 +563,21 @@ impl<G: PlayGame> App<G> {
                 format!("{}; type its number:", choice.prompt),
                 Style::new().fg(Color::LightYellow),
             ));
-            for (i, (_, text)) in choice.options.iter().enumerate() {
-                lines.push(Line::raw(format!(" {}) {text}", i + 1)));
-            }
+            // One wrapped line, so long lists (a piece's every move) still fit.
+            let options: Vec<String> = choice
+                .options
+                .iter()
+                .enumerate()
+                .map(|(i, (_, text))| format!("{})\u{a0}{text}", i + 1))
+                .collect();
+            lines.push(Line::raw(options.join("  ")));
         }
         // The rest of the panel lists the latest moves.
-        let room = height.saturating_sub(lines.len() + 1);
+        let rows: usize = lines
+            .iter()
+            .map(|l| l.width().div_ceil(width.max(1)).max(1))
+            .sum();
+        let room = height.saturating_sub(rows + 1);
         if room > 0 && !s.history().is_empty() {
             lines.push(Line::styled("Moves:", Style::new().fg(Color::DarkGray)));
             let rows: Vec<String> = s
