@@ -1,13 +1,14 @@
 //! `kingstable`: Fetlar and Copenhagen Hnefatafl and Camelot from the command line.
 
 mod commands;
+mod matches;
 mod play;
 mod setup;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use game::{GameKind, Player};
 
@@ -60,6 +61,71 @@ enum Command {
         /// Record files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Convert game records from one form to another (any readable form in; an OpenTafl
+    /// record, a WCF score or a move list out), checking every move. Nothing is written
+    /// if any game does not replay.
+    Convert {
+        /// The game's rules.
+        #[arg(long, value_parser = parse_kind)]
+        game: GameKind,
+        /// The form to write.
+        #[arg(long, value_enum)]
+        to: commands::convert::Form,
+        /// Whether a third repetition ends the game (switch off for historical records).
+        #[arg(long, value_enum, default_value_t = Switch::On)]
+        repetition: Switch,
+        /// Write here instead of to standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// Record files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Play engines against each other (cutechess-style): N games, each opening from
+    /// both sides, our rules as referee, live progress, the final score with the Elo
+    /// difference and its 95% interval, every game saved as a record.
+    Match {
+        /// The game.
+        #[arg(long, value_parser = parse_kind)]
+        game: GameKind,
+        /// The first engine: `level:N` (1-6 or a level name), `greedy` (one ply), or
+        /// `htp:COMMAND` (a program speaking the hnefatafl.org text protocol).
+        #[arg(long)]
+        engine1: String,
+        /// The second engine, in the same form.
+        #[arg(long)]
+        engine2: String,
+        /// Games to play (each opening twice, sides swapped).
+        #[arg(long, default_value_t = 2)]
+        games: usize,
+        /// Openings file (one move sequence per line); default: the built-in set.
+        #[arg(long)]
+        openings: Option<PathBuf>,
+        /// Fixed time per move (1s, 500ms).
+        #[arg(long, value_parser = commands::analyze::parse_duration, conflicts_with_all = ["tc", "depth"])]
+        movetime: Option<std::time::Duration>,
+        /// Clocks: base+increment in seconds (60+1).
+        #[arg(long, conflicts_with = "depth")]
+        tc: Option<String>,
+        /// Fixed search depth per move for our engines (deterministic, fast).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Adjudicate a draw after this many plies (0: never).
+        #[arg(long, default_value_t = 400)]
+        draw_after: usize,
+        /// Save every game's record in this directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Search threads per engine.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        /// Print every move to stderr as it is played.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Search a position with the AI: the board, then per completed depth the score
     /// (for the side to move; `win in N` counts plies), nodes, speed and best line, then
@@ -137,6 +203,25 @@ impl PositionArgs {
     }
 }
 
+/// `60+1`: 60 seconds and one second added per move (decimals allowed).
+fn parse_tc(text: &str) -> Result<matches::player::TimeControl> {
+    let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
+    let seconds = |s: &str| -> Result<std::time::Duration> {
+        let value: f64 = s
+            .trim()
+            .parse()
+            .with_context(|| format!("--tc {text:?}: expected seconds+increment, like 60+1"))?;
+        if !value.is_finite() || value < 0.0 {
+            anyhow::bail!("--tc {text:?}: times must be positive");
+        }
+        Ok(std::time::Duration::from_secs_f64(value))
+    };
+    Ok(matches::player::TimeControl::Clock {
+        base: seconds(base)?,
+        increment: seconds(increment)?,
+    })
+}
+
 fn parse_kind(text: &str) -> Result<GameKind, String> {
     text.parse()
         .map_err(|e: game::ParseGameKindError| e.to_string())
@@ -185,6 +270,64 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if had_errors {
                 return Ok(ExitCode::from(1));
             }
+        }
+        Command::Convert {
+            game,
+            to,
+            repetition,
+            output,
+            files,
+        } => for_game!(
+            game,
+            commands::convert::run,
+            game,
+            &files,
+            to,
+            repetition == Switch::On,
+            output.as_deref()
+        )?,
+        Command::Match {
+            game,
+            engine1,
+            engine2,
+            games,
+            openings,
+            movetime,
+            tc,
+            depth,
+            draw_after,
+            out,
+            threads,
+            concurrency,
+            verbose,
+        } => {
+            let control = match (movetime, tc, depth) {
+                (Some(time), _, _) => matches::player::TimeControl::MoveTime(time),
+                (None, Some(tc), _) => parse_tc(&tc)?,
+                (None, None, Some(depth)) => matches::player::TimeControl::Depth(depth),
+                (None, None, None) => {
+                    matches::player::TimeControl::MoveTime(std::time::Duration::from_secs(1))
+                }
+            };
+            let openings_text = match &openings {
+                Some(path) => std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?,
+                None => matches::builtin_openings(game).to_owned(),
+            };
+            let openings = for_game!(game, matches::parse_openings, game, &openings_text)?;
+            let config = matches::MatchConfig {
+                kind: game,
+                players: [engine1, engine2],
+                games,
+                openings,
+                control,
+                draw_after: (draw_after > 0).then_some(draw_after),
+                out,
+                threads,
+                concurrency,
+                verbose,
+            };
+            for_game!(game, matches::run, &config)?;
         }
         Command::Analyze {
             position,

@@ -82,7 +82,9 @@ impl Setup for Tafl {
     fn write_record(&self, tags: &[(String, String)], outcome: Option<Outcome>) -> String {
         let mut tags = tags.to_vec();
         if let Some(reason) = outside_rules(outcome)
-            && !tags.iter().any(|(k, _)| k.eq_ignore_ascii_case("termination"))
+            && !tags
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("termination"))
         {
             tags.push(("termination".into(), reason.into()));
         }
@@ -155,7 +157,9 @@ impl Setup for camelot::Camelot {
             None => "1/2-1/2",
         });
         if let Some(reason) = outside_rules(outcome)
-            && !tags.iter().any(|(k, _)| k.eq_ignore_ascii_case("Termination"))
+            && !tags
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("Termination"))
         {
             tags.push(("Termination".into(), reason.into()));
         }

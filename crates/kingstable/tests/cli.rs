@@ -225,9 +225,19 @@ fn convert_between_record_forms_round_trips() {
     let out = kingstable(&["convert", "--game", "copenhagen", "--to", "moves", &otg]);
     assert!(out.status.success());
     let line = stdout(&out);
-    assert!(line.ends_with("h9-i9 ---\n"), "the attackers, to move, resigned");
+    assert!(
+        line.ends_with("h9-i9 ---\n"),
+        "the attackers, to move, resigned"
+    );
     let moves_file = temp_file("millar.txt", &line);
-    let out = kingstable(&["convert", "--game", "copenhagen", "--to", "record", &moves_file]);
+    let out = kingstable(&[
+        "convert",
+        "--game",
+        "copenhagen",
+        "--to",
+        "record",
+        &moves_file,
+    ]);
     let record = stdout(&out);
     assert!(record.contains("[result:-1]"));
     assert!(record.contains("[termination:resignation]"));

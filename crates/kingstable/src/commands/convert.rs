@@ -80,8 +80,9 @@ pub fn run<G: Setup>(
         }
     }
     match output {
-        Some(path) => std::fs::write(path, out)
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => {
+            std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))?
+        }
         None => print!("{out}"),
     }
     Ok(())

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod convert;
 pub mod moves;
 pub mod perft;
 pub mod replay;

@@ -155,8 +155,10 @@ impl<G: Game> Player<G> for HtpPlayer {
             Ok(reply) => reply,
             Err(reason) => bail!("htp: generate_move refused: {reason}"),
         };
-        // `play attacker d1 d3` or `play defender resigns _`.
-        let words: Vec<&str> = reply.split_whitespace().collect();
+        // `play attacker d1 d3` or `play defender resigns _`, possibly followed by
+        // `, score: …, delay milliseconds: …`.
+        let head = reply.split(',').next().unwrap_or("");
+        let words: Vec<&str> = head.split_whitespace().collect();
         match words.as_slice() {
             ["play", side, "resigns", ..] if *side == role(game.to_move()) => Ok(Choice::Resign),
             ["play", side, from, to] if *side == role(game.to_move()) => {

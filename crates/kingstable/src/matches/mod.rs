@@ -81,6 +81,8 @@ pub struct MatchConfig {
     pub threads: usize,
     /// Games played at once.
     pub concurrency: usize,
+    /// Print every move (with the time it took) to stderr.
+    pub verbose: bool,
 }
 
 /// How one game went.
@@ -233,6 +235,16 @@ pub fn play_game<G: Setup>(
                 break;
             }
         };
+        if config.verbose {
+            eprintln!(
+                "game {} ply {}: {} {} ({:.1} s)",
+                index + 1,
+                game.ply() + 1,
+                names[me],
+                game.format_move(mv),
+                spent.as_secs_f64()
+            );
+        }
         match players[1 - me].observe(&game, mv) {
             Ok(()) => {}
             Err(PlayerError::Refused(reason)) => {
@@ -401,6 +413,7 @@ mod tests {
             out: None,
             threads: 1,
             concurrency: 1,
+            verbose: false,
         }
     }
 
