@@ -28,6 +28,22 @@ use serde::{Deserialize, Serialize};
 
 pub use perft::{perft, perft_divide};
 
+/// One step of SplitMix64, a `const fn` so each rules crate can fill its Zobrist tables
+/// at compile time: returns the next state and the random value.
+///
+/// ```
+/// const FIRST: (u64, u64) = game::splitmix64(0);
+/// assert_eq!(FIRST.1, 0xE220_A839_7B1D_CDAF);
+/// ```
+#[must_use]
+pub const fn splitmix64(state: u64) -> (u64, u64) {
+    let state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (state, z ^ (z >> 31))
+}
+
 /// One of the two players. The first player moves first: the attackers in tafl, White in
 /// Camelot (`p1` in engine protocols).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
