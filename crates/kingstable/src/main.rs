@@ -160,6 +160,10 @@ enum Command {
         #[arg(long, default_value_t = engine::bench::DEFAULT_DEPTH)]
         depth: u32,
     },
+    /// Run as an engine for other programs on standard input and output: UGI for all three
+    /// games (match runners, GUIs), or with --otep the OpenTafl Engine Protocol for Fetlar
+    /// and Copenhagen (OpenTafl). docs/PROTOCOL.md describes both.
+    Engine(commands::engine::EngineArgs),
     /// Play in the terminal against the AI or another person: a full-screen board, or
     /// plain lines (moves in, moves out) when stdout is not a terminal.
     Play(play::PlayArgs),
@@ -349,6 +353,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for_game!(position.game, commands::analyze::run, &position, &options)?;
         }
         Command::Bench { depth } => commands::bench::run(depth)?,
+        Command::Engine(args) => commands::engine::run(&args)?,
         Command::Play(args) => play::run(&args)?,
     }
     Ok(ExitCode::SUCCESS)

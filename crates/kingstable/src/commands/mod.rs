@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod convert;
+pub mod engine;
 pub mod moves;
 pub mod perft;
 pub mod replay;
