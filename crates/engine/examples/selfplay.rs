@@ -11,7 +11,7 @@
 //! (even), `--time-ms MS` or `--nodes N` per move, `--threads-a N`, `--threads-b N`,
 //! `--max-plies N` (a draw after that many plies), `--jobs N` (games at once),
 //! `--weights-a FILE`, `--weights-b FILE` (tafl evaluation weights, `name value` lines,
-//! as `--example tune_tafl` writes them).
+//! as `--example tune_tafl` writes them), `--verbose` (every move with its score).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -65,6 +65,8 @@ struct Options {
     jobs: usize,
     /// Tafl weight files (`name value` lines) for A and B.
     weights: [Option<String>; 2],
+    /// Print every move with its score and depth.
+    verbose: bool,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -78,10 +80,16 @@ fn parse_options() -> Result<Options, String> {
         max_plies: 300,
         jobs: 1,
         weights: [None, None],
+        verbose: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
+        if args[i] == "--verbose" {
+            options.verbose = true;
+            i += 1;
+            continue;
+        }
         let value = args
             .get(i + 1)
             .ok_or(format!("{} needs a value", args[i]))?;
@@ -156,6 +164,17 @@ fn play_game<G: EngineGame, E: Evaluator<G> + Clone>(
         };
         let result = engine.search(&game, &limits, &stop, |_| {});
         let Some(mv) = result.best_move else { break };
+        if options.verbose {
+            println!(
+                "  {:>3}. {:<10} {:>10} depth {:>2} {:>8} nodes  {}",
+                game.ply() + 1,
+                game.format_move(mv),
+                result.score.to_string(),
+                result.depth,
+                result.nodes,
+                game.kind().side_name(game.to_move())
+            );
+        }
         game.play(mv);
     }
     match game.outcome() {

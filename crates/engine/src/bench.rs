@@ -91,8 +91,15 @@ pub const POSITIONS: &[BenchPosition] = &[
     },
 ];
 
-/// The depth `kingstable bench` searches to unless told otherwise.
-pub const DEFAULT_DEPTH: u32 = 6;
+/// The depth `kingstable bench` searches a game's positions to unless told otherwise:
+/// about a second of searching per game.
+#[must_use]
+pub const fn default_depth(game: GameKind) -> u32 {
+    match game {
+        GameKind::Fetlar | GameKind::Copenhagen => 8,
+        GameKind::Camelot => 6,
+    }
+}
 
 /// The table size of each benchmark search.
 const BENCH_HASH_MB: usize = 16;
@@ -102,6 +109,8 @@ const BENCH_HASH_MB: usize = 16;
 pub struct BenchLine {
     /// The position.
     pub position: BenchPosition,
+    /// The depth searched.
+    pub depth: u32,
     /// Nodes searched.
     pub nodes: u64,
     /// Time taken.
@@ -176,6 +185,7 @@ fn bench_line<G: EngineGame>(game: &G, position: &BenchPosition, depth: u32) -> 
     let (nodes, time, best, score) = search_position(game, depth);
     BenchLine {
         position: *position,
+        depth,
         nodes,
         time,
         best_move: best.map_or_else(|| "(none)".to_owned(), |mv| game.format_move(mv)),
@@ -183,10 +193,15 @@ fn bench_line<G: EngineGame>(game: &G, position: &BenchPosition, depth: u32) -> 
     }
 }
 
-/// Runs the benchmark to `depth`, calling `each` after every position.
-pub fn run(depth: u32, mut each: impl FnMut(&BenchLine)) -> Result<Vec<BenchLine>, BenchError> {
+/// Runs the benchmark to `depth` (by default [`default_depth`]), calling `each` after
+/// every position.
+pub fn run(
+    depth: Option<u32>,
+    mut each: impl FnMut(&BenchLine),
+) -> Result<Vec<BenchLine>, BenchError> {
     let mut lines = Vec::new();
     for position in POSITIONS {
+        let depth = depth.unwrap_or(default_depth(position.game));
         let line = match position.game {
             GameKind::Camelot => bench_line(&camelot_game(position)?, position, depth),
             GameKind::Fetlar | GameKind::Copenhagen => {
@@ -242,8 +257,8 @@ mod tests {
 
     #[test]
     fn bench_is_deterministic() {
-        let a = run(2, |_| {}).unwrap();
-        let b = run(2, |_| {}).unwrap();
+        let a = run(Some(2), |_| {}).unwrap();
+        let b = run(Some(2), |_| {}).unwrap();
         let nodes = |lines: &[BenchLine]| {
             lines
                 .iter()

@@ -29,6 +29,11 @@ pub trait Evaluator<G: Game>: Send + Sync {
         false
     }
 
+    /// In a position where [`Evaluator::in_danger`] holds, clears `keep[i]` for each move
+    /// that cannot answer the threat (the opponent then wins at once), so the search
+    /// skips it. `keep` starts all true; by default every move is kept.
+    fn mark_evasions(&self, _game: &G, _moves: &[G::Move], _keep: &mut [bool]) {}
+
     /// Bonuses for move ordering: 0 for a quiet move, more for captures and threats.
     /// `scores` has one slot per move and starts zeroed. Moves with a positive score are
     /// never reduced or pruned.

@@ -381,6 +381,7 @@ struct Worker<'a, G: Game, E: Evaluator<G>> {
     ordered: Vec<Vec<Scored<G::Move>>>,
     bonuses: Vec<Vec<i32>>,
     quiets: Vec<Vec<usize>>,
+    keep: Vec<bool>,
     root: Vec<RootMove<G::Move>>,
     attempt: u32,
     lmr: Vec<[u8; 64]>,
@@ -427,6 +428,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             ordered: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(256)).collect(),
             bonuses: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(256)).collect(),
             quiets: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(64)).collect(),
+            keep: Vec::with_capacity(256),
             root: Vec::new(),
             attempt: 0,
             lmr,
@@ -752,10 +754,18 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
     }
 
     /// Fills the ordering keys of `ordered` from the generated moves.
-    fn order(&mut self, ply: usize, hash_index: Option<u16>) {
+    /// In danger, only the moves the evaluator names as answers to the threat are kept
+    /// (the others lose at once).
+    fn order(&mut self, ply: usize, hash_index: Option<u16>, in_danger: bool) {
         let moves = std::mem::take(&mut self.generated[ply]);
         let mut bonuses = std::mem::take(&mut self.bonuses[ply]);
         let mut ordered = std::mem::take(&mut self.ordered[ply]);
+        let mut keep = std::mem::take(&mut self.keep);
+        keep.clear();
+        keep.resize(moves.len(), true);
+        if in_danger {
+            self.eval.mark_evasions(&self.game, &moves, &mut keep);
+        }
         bonuses.clear();
         bonuses.resize(moves.len(), 0);
         self.eval.tactical_scores(&self.game, &moves, &mut bonuses);
@@ -763,6 +773,9 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         let killers = self.killers[ply];
         ordered.clear();
         for (i, (&mv, &bonus)) in moves.iter().zip(&bonuses).enumerate() {
+            if !keep[i] {
+                continue;
+            }
             let key = if Some(i as u16) == hash_index {
                 KEY_HASH
             } else if bonus > 0 {
@@ -784,6 +797,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         self.generated[ply] = moves;
         self.bonuses[ply] = bonuses;
         self.ordered[ply] = ordered;
+        self.keep = keep;
     }
 
     /// Moves the best remaining move to `i`: a selection step for the first few (a cut
@@ -887,7 +901,12 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             return Score::loss_in(ply as u32).0;
         }
         let hash_index = hash_index.filter(|&i| usize::from(i) < count);
-        self.order(ply, hash_index);
+        self.order(ply, hash_index, in_danger);
+        if self.ordered[ply].is_empty() {
+            // No answer to the threat: the opponent wins with its next move, and the
+            // game ends two plies from here.
+            return -Score::WIN + ply as i32 + 2;
+        }
         let mut ordered = std::mem::take(&mut self.ordered[ply]);
         let mut quiets = std::mem::take(&mut self.quiets[ply]);
         quiets.clear();
@@ -1015,9 +1034,10 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         let mut generated = std::mem::take(&mut self.generated[ply]);
         generated.clear();
         let mut best;
-        if in_danger && qply < QS_MAX {
-            // The threat must be answered: every move, no standing pat.
-            best = -Score::WIN + ply as i32;
+        let answering = in_danger && qply < QS_MAX;
+        if answering {
+            // The threat must be answered: every answer, no standing pat.
+            best = -Score::WIN + ply as i32 + 2;
             self.game.legal_moves(&mut generated);
         } else {
             let stand = self.static_eval();
@@ -1031,7 +1051,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 .forcing_moves(&self.game, qply == 0, &mut generated);
         }
         self.generated[ply] = generated;
-        self.order(ply, None);
+        self.order(ply, None, answering);
         let mut ordered = std::mem::take(&mut self.ordered[ply]);
         for i in 0..ordered.len() {
             Self::pick(&mut ordered, i);

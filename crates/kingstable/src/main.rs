@@ -156,9 +156,9 @@ enum Command {
     /// thread. The last line is the total node count, a signature that changes only when
     /// search behaviour changes.
     Bench {
-        /// Plies to search each position.
-        #[arg(long, default_value_t = engine::bench::DEFAULT_DEPTH)]
-        depth: u32,
+        /// Plies to search each position (default: 8 for tafl, 6 for Camelot).
+        #[arg(long)]
+        depth: Option<u32>,
     },
     /// Run as an engine for other programs on standard input and output: UGI for all three
     /// games (match runners, GUIs), or with --otep the OpenTafl Engine Protocol for Fetlar

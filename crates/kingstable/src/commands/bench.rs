@@ -8,16 +8,18 @@ use anyhow::Result;
 use engine::bench::{self, BenchLine};
 
 /// Prints one line per position, then the totals; the last line is the signature alone.
-pub fn run(depth: u32) -> Result<()> {
+/// Each game is searched to its default depth unless `depth` is given.
+pub fn run(depth: Option<u32>) -> Result<()> {
     println!(
-        "{:<11} {:<44} {:>12} {:>9} {:>10}  best move (score)",
-        "game", "position", "nodes", "time", "nodes/s"
+        "{:<11} {:<44} {:>5} {:>12} {:>9} {:>10}  best move (score)",
+        "game", "position", "depth", "nodes", "time", "nodes/s"
     );
     let lines = bench::run(depth, |line: &BenchLine| {
         println!(
-            "{:<11} {:<44} {:>12} {:>8.3}s {:>10}  {} ({})",
+            "{:<11} {:<44} {:>5} {:>12} {:>8.3}s {:>10}  {} ({})",
             line.position.game.as_str(),
             line.position.name,
+            line.depth,
             line.nodes,
             line.time.as_secs_f64(),
             nps(line.nodes, line.time),
@@ -41,7 +43,7 @@ pub fn run(depth: u32) -> Result<()> {
         total_time += time;
     }
     println!(
-        "depth {depth}: {total_nodes} nodes in {:.3}s, {} nodes/s",
+        "total: {total_nodes} nodes in {:.3}s, {} nodes/s",
         total_time.as_secs_f64(),
         nps(total_nodes, total_time)
     );
