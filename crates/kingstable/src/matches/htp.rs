@@ -17,9 +17,9 @@ use game::{Game, Player as Side};
 
 use super::player::{Choice, Player, PlayerError, TimeControl};
 
-/// How long the peer may think before it is declared hung (its depth-4 search takes up to
-/// about 20 s here).
-const REPLY_TIMEOUT: Duration = Duration::from_secs(600);
+/// How long the peer may think before it is declared hung: its depth-4 search takes up to
+/// about a minute on an idle core here, many minutes on a loaded machine.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(1800);
 
 /// A program speaking the hnefatafl.org text protocol.
 pub struct HtpPlayer {

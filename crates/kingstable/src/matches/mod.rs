@@ -100,6 +100,8 @@ pub struct GameReport {
     pub plies: usize,
     /// The peer refused a move our rules allow (the game is not scored).
     pub refusal: Option<String>,
+    /// A player failed (crashed, hung, broke the protocol) and lost the game for it.
+    pub failure: Option<String>,
     /// The record, as written.
     pub record: String,
 }
@@ -129,6 +131,8 @@ pub struct Summary {
     pub tally: Tally,
     /// Games the peer refused a legal move in (not scored).
     pub refusals: Vec<(usize, String)>,
+    /// Games lost by a player's failure (scored as losses, listed apart).
+    pub failures: Vec<(usize, String)>,
     /// Every game, in order.
     pub games: Vec<GameReport>,
 }
@@ -167,6 +171,7 @@ pub fn play_game<G: Setup>(
         note: String::new(),
         plies: 0,
         refusal: None,
+        failure: None,
         record: String::new(),
     };
     let mut players: [&mut dyn Player<G>; 2] = [first, second];
@@ -178,6 +183,7 @@ pub fn play_game<G: Setup>(
             Err(PlayerError::Failed(err)) => {
                 outcome = Some(Outcome::loss(Side::BOTH[i], EndReason::Resignation));
                 report.note = format!("{} failed to start: {err:#}", names[i]);
+                report.failure = Some(report.note.clone());
             }
         }
     }
@@ -224,6 +230,7 @@ pub fn play_game<G: Setup>(
             Err(err) => {
                 outcome = Some(Outcome::loss(side, EndReason::Resignation));
                 report.note = format!("{} failed: {err:#}", names[me]);
+                report.failure = Some(report.note.clone());
                 break;
             }
         };
@@ -255,6 +262,7 @@ pub fn play_game<G: Setup>(
             Err(PlayerError::Failed(err)) => {
                 outcome = Some(Outcome::loss(side.other(), EndReason::Resignation));
                 report.note = format!("{} failed: {err:#}", names[1 - me]);
+                report.failure = Some(report.note.clone());
                 game.play(mv);
                 break;
             }
@@ -355,6 +363,9 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
             if let Some(reason) = &report.refusal {
                 summary.refusals.push((report.index + 1, reason.clone()));
             }
+            if let Some(reason) = &report.failure {
+                summary.failures.push((report.index + 1, reason.clone()));
+            }
             let (p1, p2) = if report.a_first {
                 (&names[0], &names[1])
             } else {
@@ -392,6 +403,15 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
             summary.refusals.len()
         );
         for (game, reason) in &summary.refusals {
+            println!("  game {game}: {reason}");
+        }
+    }
+    if !summary.failures.is_empty() {
+        println!(
+            "{} game(s) lost by a player's failure (scored, but not won over the board):",
+            summary.failures.len()
+        );
+        for (game, reason) in &summary.failures {
             println!("  game {game}: {reason}");
         }
     }
@@ -477,6 +497,7 @@ mod tests {
             note: String::new(),
             plies: 10,
             refusal: None,
+            failure: None,
             record: String::new(),
         };
         assert_eq!(report.points_for_a(), Some(1.0));
