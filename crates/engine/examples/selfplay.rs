@@ -45,7 +45,7 @@ const TAFL_OPENINGS: &[&str] = &[
 const CAMELOT_OPENINGS: &[&str] = &[
     "D6-F8 H11-F9",
     "H6-H8 E11-G9",
-    "C6-E8-G8 J11-H11",
+    "C6-C5 J11-K10",
     "F7-F8 F11-F9",
     "H7-J7 H11-H9",
     "I6-G8 D11-F9",
@@ -72,7 +72,7 @@ struct Options {
 fn parse_options() -> Result<Options, String> {
     let mut options = Options {
         game: GameKind::Copenhagen,
-        levels: [Level::Maximum, Level::Casual],
+        levels: [Level::Maximum, Level::Maximum],
         threads: [1, 1],
         games: 12,
         time: None,
@@ -205,6 +205,18 @@ fn run<G: EngineGame, E: Evaluator<G> + Clone>(
     options: &Options,
     evals: [E; 2],
 ) {
+    for opening in openings {
+        let mut game = start.clone();
+        for text in opening.split_whitespace() {
+            match game.parse_move(text) {
+                Ok(mv) => game.play(mv),
+                Err(e) => {
+                    eprintln!("selfplay: opening {opening:?}: {e}");
+                    std::process::exit(2);
+                }
+            }
+        }
+    }
     let total = options.games;
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, GameResult, Player)>> = Mutex::new(Vec::new());
