@@ -29,6 +29,17 @@ pub trait Evaluator<G: Game>: Send + Sync {
         false
     }
 
+    /// Both at once: the winning move if there is one, otherwise whether the side to
+    /// move is in danger. The search asks this at every node; override it when the two
+    /// share work.
+    fn threats(&self, game: &G) -> Threats<G::Move> {
+        match self.winning_move(game) {
+            Some(mv) => Threats::Win(mv),
+            None if self.in_danger(game) => Threats::Danger,
+            None => Threats::None,
+        }
+    }
+
     /// In a position where [`Evaluator::in_danger`] holds, clears `keep[i]` for each move
     /// that cannot answer the threat (the opponent then wins at once), so the search
     /// skips it. `keep` starts all true; by default every move is kept.
@@ -63,6 +74,17 @@ pub trait Evaluator<G: Game>: Send + Sync {
         mv.hash(&mut hasher);
         (hasher.finish() % self.history_size() as u64) as usize
     }
+}
+
+/// What [`Evaluator::threats`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threats<M> {
+    /// The side to move wins at once with this move.
+    Win(M),
+    /// The opponent threatens to win at once.
+    Danger,
+    /// Neither.
+    None,
 }
 
 /// A game with a default evaluation, so generic code (the command line, protocols, the

@@ -37,7 +37,7 @@ mod score;
 mod search;
 pub mod tt;
 
-pub use crate::eval::{EngineGame, Evaluator};
+pub use crate::eval::{EngineGame, Evaluator, Threats};
 pub use crate::level::{Level, LevelSettings, ParseLevelError};
 pub use crate::limits::{Clock, Limits, MOVE_OVERHEAD, TimeBudget};
 pub use crate::score::{MAX_PLY, Score};

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use game::Game;
 
-use crate::eval::{EngineGame, Evaluator};
+use crate::eval::{EngineGame, Evaluator, Threats};
 use crate::level::{Level, LevelSettings};
 use crate::limits::{Limits, TimeBudget};
 use crate::score::{MAX_PLY, Score, from_tt, to_tt};
@@ -845,10 +845,14 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         if let Some(outcome) = self.game.outcome() {
             return Score::of_outcome(outcome, to_move, ply).0;
         }
-        if let Some(mv) = self.eval.winning_move(&self.game) {
-            self.pv[ply].push(mv);
-            return Score::WIN - ply as i32 - 1;
-        }
+        let in_danger = match self.eval.threats(&self.game) {
+            Threats::Win(mv) => {
+                self.pv[ply].push(mv);
+                return Score::WIN - ply as i32 - 1;
+            }
+            Threats::Danger => true,
+            Threats::None => false,
+        };
         if ply >= MAX_PLY - 1 {
             return self.static_eval();
         }
@@ -858,7 +862,6 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         if alpha >= beta {
             return alpha;
         }
-        let in_danger = self.eval.in_danger(&self.game);
         let mut depth = depth + i32::from(in_danger);
 
         let key = self.game.hash();
@@ -1023,14 +1026,17 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         if let Some(outcome) = self.game.outcome() {
             return Score::of_outcome(outcome, to_move, ply).0;
         }
-        if let Some(mv) = self.eval.winning_move(&self.game) {
-            self.pv[ply].push(mv);
-            return Score::WIN - ply as i32 - 1;
-        }
+        let in_danger = match self.eval.threats(&self.game) {
+            Threats::Win(mv) => {
+                self.pv[ply].push(mv);
+                return Score::WIN - ply as i32 - 1;
+            }
+            Threats::Danger => true,
+            Threats::None => false,
+        };
         if ply >= MAX_PLY - 1 {
             return self.static_eval();
         }
-        let in_danger = self.eval.in_danger(&self.game);
         let mut generated = std::mem::take(&mut self.generated[ply]);
         generated.clear();
         let mut best;

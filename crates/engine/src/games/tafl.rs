@@ -22,7 +22,7 @@
 use game::Game;
 use tafl::{ATTACKERS, Bitboard, DEFENDERS, Direction, Move, Position, Square, Tafl};
 
-use crate::eval::Evaluator;
+use crate::eval::{Evaluator, Threats};
 
 /// The weights of the tafl evaluation, from the defenders' side (a positive weight helps
 /// the defenders). Units: an attacker is worth [`TaflWeights::attacker`].
@@ -481,6 +481,31 @@ impl Evaluator<Tafl> for TaflEval {
         }
     }
 
+    fn threats(&self, game: &Tafl) -> Threats<Move> {
+        if game.outcome().is_some() {
+            return Threats::None;
+        }
+        let pos = game.position();
+        // One look at the king serves both questions.
+        let escape = Escape::of(pos);
+        if pos.side_to_move() == DEFENDERS {
+            if let Some(corner) = escape.open_corners().first() {
+                return Threats::Win(Move::new(pos.king(), corner));
+            }
+            if king_capture(pos).is_some() {
+                return Threats::Danger;
+            }
+        } else {
+            if let Some(mv) = king_capture(pos) {
+                return Threats::Win(mv);
+            }
+            if escape.open_corners().any() {
+                return Threats::Danger;
+            }
+        }
+        Threats::None
+    }
+
     fn in_danger(&self, game: &Tafl) -> bool {
         let pos = game.position();
         if pos.side_to_move() == ATTACKERS {
@@ -613,6 +638,17 @@ mod tests {
         expected.sort();
         assert_eq!(got, expected, "captures in {}", g.position_string());
         assert_eq!(forcing.len(), got.len(), "no move twice");
+        let expected = match eval.winning_move(g) {
+            Some(mv) => Threats::Win(mv),
+            None if eval.in_danger(g) => Threats::Danger,
+            None => Threats::None,
+        };
+        assert_eq!(
+            eval.threats(g),
+            expected,
+            "threats in {}",
+            g.position_string()
+        );
         if eval.in_danger(g) {
             let mut keep = vec![true; legal.len()];
             eval.mark_evasions(g, &legal, &mut keep);
