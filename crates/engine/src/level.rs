@@ -6,8 +6,8 @@
 //! | 1     | `beginner` | 1 ply + quiescence      | ±60   | 120 of the best          |
 //! | 2     | `casual`   | 2 plies                 | ±40   | 60                       |
 //! | 3     | `club`     | 3 plies, ≤ 20k nodes    | ±20   | 30                       |
-//! | 4     | `expert`   | ≤ 250k nodes            | ±8    | 10                       |
-//! | 5     | `master`   | ≤ 2.5M nodes            | —     | best only                |
+//! | 4     | `expert`   | ≤ 150k nodes            | ±8    | 10                       |
+//! | 5     | `master`   | ≤ 1M nodes              | —     | best only                |
 //! | 6     | `maximum`  | everything the limits allow | — | best only                |
 //!
 //! Noise is a deterministic function of the position and the game's seed, so a level
@@ -37,9 +37,9 @@ pub enum Level {
     Casual = 2,
     /// 3: three plies, a little noise.
     Club = 3,
-    /// 4: a quarter of a million nodes, almost no noise.
+    /// 4: 150 thousand nodes, almost no noise.
     Expert = 4,
-    /// 5: two and a half million nodes, no noise.
+    /// 5: a million nodes (about a second), no noise.
     Master = 5,
     /// 6: full strength within the time given.
     #[default]
@@ -113,13 +113,13 @@ impl Level {
             },
             Level::Expert => LevelSettings {
                 depth: None,
-                nodes: Some(250_000),
+                nodes: Some(150_000),
                 noise: 8,
                 margin: 10,
             },
             Level::Master => LevelSettings {
                 depth: None,
-                nodes: Some(2_500_000),
+                nodes: Some(1_000_000),
                 noise: 0,
                 margin: 0,
             },
