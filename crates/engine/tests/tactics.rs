@@ -3,7 +3,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use engine::{DefaultEngine, Limits, Score};
+use engine::{DefaultEngine, EngineGame, Limits, Score};
 use game::{Game, GameKind};
 use tafl::{Position, Rules, Tafl};
 
@@ -80,15 +80,34 @@ fn solve_tafl(tactic: &Tactic) -> Result<(), String> {
         .parse_side(&tactic.side)
         .map_err(|e| e.to_string())?;
     let position = Position::from_opentafl(&tactic.position, side).map_err(|e| e.to_string())?;
-    let game = Tafl::from_position(rules, position);
+    solve(&Tafl::from_position(rules, position), tactic)
+}
+
+fn solve_camelot(tactic: &Tactic) -> Result<(), String> {
+    let game =
+        camelot::Camelot::from_position_string(&tactic.position).map_err(|e| e.to_string())?;
+    let side = tactic
+        .kind
+        .parse_side(&tactic.side)
+        .map_err(|e| e.to_string())?;
+    if game.to_move() != side {
+        return Err(format!(
+            "the position string has {:?} to move",
+            game.to_move()
+        ));
+    }
+    solve(&game, tactic)
+}
+
+fn solve<G: EngineGame>(game: &G, tactic: &Tactic) -> Result<(), String> {
     for text in tactic.moves.iter().filter(|m| *m != "*") {
         game.parse_move(text)
             .map_err(|e| format!("expected move {text} is not legal: {e}"))?;
     }
-    let mut engine = DefaultEngine::<Tafl>::default();
+    let mut engine = DefaultEngine::<G>::default();
     engine.set_hash_mb(4);
     let result = engine.search(
-        &game,
+        game,
         &Limits::depth(tactic.depth),
         &AtomicBool::new(false),
         |_| {},
@@ -126,19 +145,31 @@ fn solve_tafl(tactic: &Tactic) -> Result<(), String> {
     }
 }
 
+fn failures(suite: &[Tactic], solve: fn(&Tactic) -> Result<(), String>) -> Vec<String> {
+    suite
+        .iter()
+        .filter_map(|t| {
+            solve(t)
+                .err()
+                .map(|e| format!("line {} ({}): {e}", t.line, t.comment))
+        })
+        .collect()
+}
+
 #[test]
 fn tafl_tactics_are_solved() {
     let suite = parse_suite(include_str!("tactics/tafl.txt"));
     assert!(suite.len() >= 10, "the suite has its positions");
-    let failures: Vec<String> = suite
-        .iter()
-        .filter_map(|t| {
-            solve_tafl(t)
-                .err()
-                .map(|e| format!("line {} ({}): {e}", t.line, t.comment))
-        })
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let failed = failures(&suite, solve_tafl);
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn camelot_tactics_are_solved() {
+    let suite = parse_suite(include_str!("tactics/camelot.txt"));
+    assert!(suite.len() >= 2, "the suite has its positions");
+    let failed = failures(&suite, solve_camelot);
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
 #[test]
