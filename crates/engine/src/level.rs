@@ -5,7 +5,7 @@
 //! |-------|------------|-------------------------|-------|--------------------------|
 //! | 1     | `beginner` | 1 ply + quiescence      | ±60   | 120 of the best          |
 //! | 2     | `casual`   | 2 plies                 | ±40   | 60                       |
-//! | 3     | `club`     | 3 plies, ≤ 20k nodes    | ±20   | 30                       |
+//! | 3     | `club`     | 4 plies, ≤ 40k nodes    | ±15   | 20                       |
 //! | 4     | `expert`   | ≤ 150k nodes            | ±8    | 10                       |
 //! | 5     | `master`   | ≤ 1M nodes              | —     | best only                |
 //! | 6     | `maximum`  | everything the limits allow | — | best only                |
@@ -35,7 +35,7 @@ pub enum Level {
     Beginner = 1,
     /// 2: two plies, some noise.
     Casual = 2,
-    /// 3: three plies, a little noise.
+    /// 3: four plies, a little noise.
     Club = 3,
     /// 4: 150 thousand nodes, almost no noise.
     Expert = 4,
@@ -106,10 +106,10 @@ impl Level {
                 margin: 60,
             },
             Level::Club => LevelSettings {
-                depth: Some(3),
-                nodes: Some(20_000),
-                noise: 20,
-                margin: 30,
+                depth: Some(4),
+                nodes: Some(40_000),
+                noise: 15,
+                margin: 20,
             },
             Level::Expert => LevelSettings {
                 depth: None,
