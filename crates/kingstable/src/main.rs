@@ -1,6 +1,7 @@
 //! `kingstable`: Fetlar and Copenhagen Hnefatafl and Camelot from the command line.
 
 mod commands;
+mod duration;
 mod matches;
 mod play;
 mod setup;
@@ -103,7 +104,7 @@ enum Command {
         #[arg(long)]
         openings: Option<PathBuf>,
         /// Fixed time per move (1s, 500ms).
-        #[arg(long, value_parser = commands::analyze::parse_duration, conflicts_with_all = ["tc", "depth"])]
+        #[arg(long, value_parser = duration::parse_duration, conflicts_with_all = ["tc", "depth"])]
         movetime: Option<std::time::Duration>,
         /// Clocks: base+increment in seconds (60+1).
         #[arg(long, conflicts_with = "depth")]
@@ -134,7 +135,7 @@ enum Command {
         #[command(flatten)]
         position: PositionArgs,
         /// Time to search: 5s, 500ms, 1m.
-        #[arg(long, value_parser = commands::analyze::parse_duration)]
+        #[arg(long, value_parser = duration::parse_duration)]
         time: Option<std::time::Duration>,
         /// Plies to search.
         #[arg(long)]

@@ -50,33 +50,6 @@ impl Board for camelot::Camelot {
     }
 }
 
-/// Reads `5s`, `500ms`, `1m`, `1.5s` or a plain number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("bad duration {text:?}: expected e.g. 5s, 500ms, 1m"))?;
-    let seconds = match unit.trim() {
-        "" | "s" | "sec" => value,
-        "ms" => value / 1000.0,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        other => {
-            return Err(format!(
-                "bad duration unit {other:?} in {text:?}: use ms, s, m or h"
-            ));
-        }
-    };
-    if !seconds.is_finite() || seconds <= 0.0 {
-        return Err(format!("duration {text:?} must be positive"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
 /// The score for printing: `+35`, `-120`, `win in 3`, `loss in 2`.
 fn score_text(score: Score) -> String {
     if score.is_decisive() {
@@ -177,17 +150,6 @@ pub fn run<G: Setup + EngineGame + Board>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_in_the_usual_units() {
-        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
-        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
-        assert!(parse_duration("5 parsecs").is_err());
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("s").is_err());
-    }
 
     #[test]
     fn scores_print_signed_or_as_wins() {

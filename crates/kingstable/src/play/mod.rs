@@ -58,7 +58,7 @@ pub struct PlayArgs {
     clock: Option<TimeControl>,
     /// Longest the AI thinks per move (and per hint): 500ms, 2s, 1m. Default: 3s, or
     /// what the clock allows.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = crate::duration::parse_duration)]
     think: Option<Duration>,
     /// Continue a game from a record (.otg for tafl, a WCF score for Camelot, or a move
     /// list).
@@ -80,27 +80,6 @@ fn parse_kind(text: &str) -> Result<GameKind, String> {
 fn parse_clock(text: &str) -> Result<TimeControl, String> {
     text.parse()
         .map_err(|e: clock::ParseTimeControlError| e.to_string())
-}
-
-/// Reads `500ms`, `2s`, `1.5s`, `1m` or a number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let bad = || format!("bad duration {text:?}: expected e.g. 500ms, 2s, 1m");
-    let value: f64 = number.parse().map_err(|_| bad())?;
-    let seconds = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" | "min" => value * 60.0,
-        _ => return Err(bad()),
-    };
-    if !seconds.is_finite() || seconds <= 0.0 || seconds > 86_400.0 {
-        return Err(bad());
-    }
-    Ok(Duration::from_secs_f64(seconds))
 }
 
 /// Runs `kingstable play`.
@@ -167,19 +146,4 @@ fn intro<G: PlayGame>(session: &Session<G>, human: Player, vs: Opponent) -> Stri
         "kingstable play: {kind}, {who}{clock}. Type a move like {example}, or help. {} moves first.",
         kind.side_name(session.game().to_move())
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_read_with_units() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
-        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
-        for bad in ["", "0s", "-1s", "2h", "ms", "1e999"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
-    }
 }
