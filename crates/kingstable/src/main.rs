@@ -90,8 +90,9 @@ enum Command {
         /// The game.
         #[arg(long, value_parser = parse_kind)]
         game: GameKind,
-        /// The first engine: `level:N` (1-6 or a level name), `greedy` (one ply), or
-        /// `htp:COMMAND` (a program speaking the hnefatafl.org text protocol).
+        /// The first engine: `level:N` (1-6 or a level name), `greedy` (one ply),
+        /// `ugi:COMMAND` (a program speaking UGI, e.g. another Kingstable build's
+        /// `kingstable engine`), or `htp:COMMAND` (the hnefatafl.org text protocol).
         #[arg(long)]
         engine1: String,
         /// The second engine, in the same form.

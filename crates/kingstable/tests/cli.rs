@@ -283,3 +283,69 @@ fn convert_camelot_scores_and_move_lists() {
     assert!(score.contains("[Opening \"B\"]"));
     assert!(score.contains("2. D7-F5-H7 J11-H11"));
 }
+
+#[test]
+fn match_runs_an_external_ugi_engine_and_saves_records() {
+    let out_dir = std::env::temp_dir().join(format!("kingstable-match-{}", std::process::id()));
+    let ugi = format!("ugi:{} engine", env!("CARGO_BIN_EXE_kingstable"));
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "camelot",
+        "--engine1",
+        "level:1",
+        "--engine2",
+        &ugi,
+        "--games",
+        "2",
+        "--depth",
+        "1",
+        "--draw-after",
+        "40",
+        "--out",
+        &out_dir.to_string_lossy(),
+    ]);
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("final score of level:1 vs ugi:"), "{text}");
+    assert!(!text.contains("failure"), "{text}");
+    for game in ["game-001.txt", "game-002.txt"] {
+        let record = std::fs::read_to_string(out_dir.join(game)).unwrap();
+        let file = temp_file(game, &record);
+        let replay = kingstable(&["replay", "--game", "camelot", "--json", &file]);
+        let report: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
+        assert_eq!(report["error"], serde_json::Value::Null, "{record}");
+        assert!(report["plies"].as_u64().unwrap() >= 1);
+    }
+}
+
+#[test]
+fn match_refuses_unknown_engines_and_bad_time_controls() {
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "fetlar",
+        "--engine1",
+        "level:9",
+        "--engine2",
+        "greedy",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "fetlar",
+        "--engine1",
+        "greedy",
+        "--engine2",
+        "greedy",
+        "--tc",
+        "x+1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--tc"));
+}

@@ -5,6 +5,7 @@
 pub mod htp;
 pub mod player;
 pub mod stats;
+pub mod ugi;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -65,7 +66,7 @@ pub fn parse_openings<G: Setup>(kind: GameKind, text: &str) -> Result<Vec<Vec<St
 pub struct MatchConfig {
     /// The game.
     pub kind: GameKind,
-    /// The two players' descriptions (`level:6`, `greedy`, `htp:COMMAND`).
+    /// The two players' descriptions (`level:6`, `greedy`, `ugi:COMMAND`, `htp:COMMAND`).
     pub players: [String; 2],
     /// Games to play (each opening twice, sides swapped).
     pub games: usize,

@@ -9,6 +9,8 @@ use engine::{Clock, DefaultEngine, EngineGame, Evaluator, Level, Limits};
 use game::{Game, GameKind};
 
 use super::htp::HtpPlayer;
+use super::ugi::UgiPlayer;
+use crate::setup::Setup;
 
 /// What a player answers when asked for a move.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,9 +69,10 @@ pub trait Player<G: Game>: Send {
 }
 
 /// Builds a player from its description: `level:N` or `level:NAME` (our engine),
-/// `greedy` (one ply, best static evaluation), or `htp:COMMAND` (a program speaking the
-/// hnefatafl.org text protocol, Copenhagen only).
-pub fn player_from_spec<G: EngineGame>(
+/// `greedy` (one ply, best static evaluation), `ugi:COMMAND` (a program speaking UGI,
+/// such as another Kingstable build: `ugi:path/to/kingstable engine`), or `htp:COMMAND`
+/// (a program speaking the hnefatafl.org text protocol, Copenhagen only).
+pub fn player_from_spec<G: EngineGame + Setup>(
     spec: &str,
     kind: GameKind,
     threads: usize,
@@ -82,13 +85,16 @@ pub fn player_from_spec<G: EngineGame>(
     if spec == "greedy" {
         return Ok(Box::new(GreedyPlayer::<G>::new()));
     }
+    if let Some(command) = spec.strip_prefix("ugi:") {
+        return Ok(Box::new(UgiPlayer::new(command, kind)?));
+    }
     if let Some(command) = spec.strip_prefix("htp:") {
         if kind != GameKind::Copenhagen {
             bail!("the hnefatafl.org text protocol plays Copenhagen only");
         }
         return Ok(Box::new(HtpPlayer::new(command)?));
     }
-    bail!("unknown player {spec:?}: expected level:N, greedy or htp:COMMAND")
+    bail!("unknown player {spec:?}: expected level:N, greedy, ugi:COMMAND or htp:COMMAND")
 }
 
 /// Our engine at a level.
