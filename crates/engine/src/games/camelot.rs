@@ -26,6 +26,10 @@ pub struct CamelotWeights {
     /// A piece by its (king-move) distance to the enemy castle, 0 (inside) to 7; further
     /// counts nothing.
     pub progress: [i32; 8],
+    /// Each step a piece is nearer the enemy castle than 15 squares: a gentle slope over
+    /// the whole board, so even a shallow search moves forward (without it, low levels
+    /// shuffle into fifty-move draws from the start, where every piece is 9-10 away).
+    pub advance: i32,
     /// Each own piece within two squares of the own castle, counted up to
     /// [`CamelotWeights::guards_wanted`], scaled by how close the nearest enemy is.
     pub guard: i32,
@@ -47,6 +51,7 @@ impl Default for CamelotWeights {
             man: 100,
             knight: 170,
             progress: [450, 70, 45, 28, 16, 8, 3, 1],
+            advance: 2,
             guard: 12,
             guards_wanted: 2,
             exposed_to_move: 8,
@@ -143,9 +148,11 @@ impl CamelotEval {
 
             let target = &DISTANCE[player.other().index()];
             for sq in own {
-                if let Some(&bonus) = w.progress.get(usize::from(target[sq.index()])) {
+                let distance = target[sq.index()];
+                if let Some(&bonus) = w.progress.get(usize::from(distance)) {
                     side += bonus;
                 }
+                side += w.advance * (15 - i32::from(distance));
             }
 
             let home = &DISTANCE[player.index()];
