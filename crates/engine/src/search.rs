@@ -830,32 +830,43 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
     }
 
-    fn search(&mut self, depth: i32, ply: usize, mut alpha: i32, mut beta: i32) -> i32 {
-        if depth <= 0 {
-            return self.qsearch(ply, alpha, beta, 0);
-        }
-        let pv_node = beta - alpha > 1;
+    /// What every node does first: count it, check the limits, and settle it at once if
+    /// the game is over, the side to move has a winning move, or the ply limit is
+    /// reached (`Err(score)`). Otherwise `Ok(in_danger)`.
+    #[inline]
+    fn enter(&mut self, ply: usize) -> Result<bool, i32> {
         self.pv[ply].clear();
         self.nodes += 1;
         if self.poll() {
-            return 0;
+            return Err(0);
         }
         self.seldepth = self.seldepth.max(ply);
-        let to_move = self.game.to_move();
         if let Some(outcome) = self.game.outcome() {
-            return Score::of_outcome(outcome, to_move, ply).0;
+            return Err(Score::of_outcome(outcome, self.game.to_move(), ply).0);
         }
         let in_danger = match self.eval.threats(&self.game) {
             Threats::Win(mv) => {
                 self.pv[ply].push(mv);
-                return Score::WIN - ply as i32 - 1;
+                return Err(Score::WIN - ply as i32 - 1);
             }
             Threats::Danger => true,
             Threats::None => false,
         };
         if ply >= MAX_PLY - 1 {
-            return self.static_eval();
+            return Err(self.static_eval());
         }
+        Ok(in_danger)
+    }
+
+    fn search(&mut self, depth: i32, ply: usize, mut alpha: i32, mut beta: i32) -> i32 {
+        if depth <= 0 {
+            return self.qsearch(ply, alpha, beta, 0);
+        }
+        let pv_node = beta - alpha > 1;
+        let in_danger = match self.enter(ply) {
+            Ok(in_danger) => in_danger,
+            Err(score) => return score,
+        };
         // No line from here can beat a win already found nearer the root.
         alpha = alpha.max(-Score::WIN + ply as i32);
         beta = beta.min(Score::WIN - ply as i32 - 1);
@@ -914,7 +925,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         let mut quiets = std::mem::take(&mut self.quiets[ply]);
         quiets.clear();
 
-        let side = to_move.index() * self.history_size;
+        let side = self.game.to_move().index() * self.history_size;
         let original_alpha = alpha;
         let mut best = -Score::INFINITE;
         let mut best_index = None;
@@ -1016,27 +1027,10 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
     }
 
     fn qsearch(&mut self, ply: usize, mut alpha: i32, beta: i32, qply: usize) -> i32 {
-        self.pv[ply].clear();
-        self.nodes += 1;
-        if self.poll() {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply);
-        let to_move = self.game.to_move();
-        if let Some(outcome) = self.game.outcome() {
-            return Score::of_outcome(outcome, to_move, ply).0;
-        }
-        let in_danger = match self.eval.threats(&self.game) {
-            Threats::Win(mv) => {
-                self.pv[ply].push(mv);
-                return Score::WIN - ply as i32 - 1;
-            }
-            Threats::Danger => true,
-            Threats::None => false,
+        let in_danger = match self.enter(ply) {
+            Ok(in_danger) => in_danger,
+            Err(score) => return score,
         };
-        if ply >= MAX_PLY - 1 {
-            return self.static_eval();
-        }
         let mut generated = std::mem::take(&mut self.generated[ply]);
         generated.clear();
         let mut best;
