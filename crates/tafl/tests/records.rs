@@ -125,3 +125,41 @@ fn otg_records_round_trip() {
     assert_eq!(again.moves, record.moves);
     assert_eq!(again.ending, None::<RecordEnding>);
 }
+
+#[test]
+fn archive_games_round_trip_through_otg_records() {
+    let text = include_str!("data/aagenielsen_archive_part1.csv");
+    let rules = Rules::COPENHAGEN.with_repetition(false);
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let tokens: Vec<&str> = fields[1]
+            .split_whitespace()
+            .filter(|t| *t != "timeout" && *t != "---")
+            .collect();
+        let game = replay(Tafl::new(rules), &tokens).unwrap();
+        let tags = vec![("index".to_owned(), fields[0].to_owned())];
+        let written = tafl::otg::write_game(&game, &tags, None);
+        let records = parse_records(&written).unwrap();
+        assert_eq!(records.len(), 1, "game {}", fields[0]);
+        let record = &records[0];
+        assert_eq!(record.tag("index"), Some(fields[0]));
+        assert_eq!(record.moves, game.move_texts(), "game {}", fields[0]);
+        let start = tafl::otg::start_of(record, rules).unwrap();
+        let moves: Vec<&str> = record.moves.iter().map(String::as_str).collect();
+        let again = replay(Tafl::from_position(rules, start), &moves).unwrap();
+        assert_eq!(again.position(), game.position(), "game {}", fields[0]);
+        assert_eq!(again.outcome(), game.outcome(), "game {}", fields[0]);
+    }
+}
+
+#[test]
+fn fetlar_final_record_text_round_trips() {
+    use game::record::{TagStyle, write_record};
+    let text = include_str!("data/fetlar_english_national_championship_2014_final.txt");
+    let record = &parse_records(text).unwrap()[0];
+    assert_eq!(record.tag("variant"), Some("Fetlar"));
+    let written = write_record(&record.tags, TagStyle::Colon, &record.moves, false, None);
+    let again = &parse_records(&written).unwrap()[0];
+    assert_eq!(again.tags, record.tags);
+    assert_eq!(again.moves, record.moves);
+}
