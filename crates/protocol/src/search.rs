@@ -102,26 +102,9 @@ fn apply<G: EngineGame>(engine: &mut DefaultEngine<G>, old: &EngineSettings, new
     }
 }
 
-/// Progress of a search, with the principal variation in the game's notation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InfoText {
-    /// Iteration depth.
-    pub depth: u32,
-    /// Deepest ply reached.
-    pub seldepth: u32,
-    /// Score for the side to move.
-    pub score: Score,
-    /// Nodes so far.
-    pub nodes: u64,
-    /// Nodes per second.
-    pub nps: u64,
-    /// Time since the search started.
-    pub time: Duration,
-    /// Transposition table use, in thousandths.
-    pub hashfull: u32,
-    /// Principal variation, moves written with their captures.
-    pub pv: Vec<String>,
-}
+/// Progress of a search, with the principal variation in the game's notation (moves
+/// written with their captures).
+pub type InfoText = engine::SearchInfo<String>;
 
 /// What a search found, in the game's notation.
 #[derive(Clone, Debug, PartialEq, Eq)]
