@@ -128,6 +128,11 @@ enum Command {
         /// Print every move to stderr as it is played.
         #[arg(long)]
         verbose: bool,
+        /// Keep the games an earlier run of the same match saved in --out (checked:
+        /// same rounds, openings and engines) and play only the missing ones; a match
+        /// cut short goes on where it stopped.
+        #[arg(long, requires = "out")]
+        resume: bool,
     },
     /// Search a position with the AI: the board, then per completed depth the score
     /// (for the side to move; `win in N` counts plies), nodes, speed and best line, then
@@ -306,6 +311,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             threads,
             concurrency,
             verbose,
+            resume,
         } => {
             let control = match (movetime, tc, depth) {
                 (Some(time), _, _) => matches::player::TimeControl::MoveTime(time),
@@ -332,6 +338,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 threads,
                 concurrency,
                 verbose,
+                resume,
             };
             for_game!(game, matches::run, &config)?;
         }

@@ -349,3 +349,92 @@ fn match_refuses_unknown_engines_and_bad_time_controls() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--tc"));
 }
+
+#[test]
+fn a_match_cut_short_resumes_where_it_stopped() {
+    let out_dir = std::env::temp_dir().join(format!("kingstable-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let dir = out_dir.to_string_lossy().into_owned();
+    let run = |games: &str, engine2: &str, resume: bool| {
+        let mut args = vec![
+            "match",
+            "--game",
+            "fetlar",
+            "--engine1",
+            "level:1",
+            "--engine2",
+            engine2,
+            "--games",
+            games,
+            "--depth",
+            "1",
+            "--draw-after",
+            "30",
+            "--out",
+            &dir,
+        ];
+        if resume {
+            args.push("--resume");
+        }
+        kingstable(&args)
+    };
+    let first = run("2", "greedy", false);
+    assert!(first.status.success());
+    let first_text = stdout(&first);
+    let saved: Vec<String> = ["game-001.otg", "game-002.otg"]
+        .iter()
+        .map(|name| std::fs::read_to_string(out_dir.join(name)).unwrap())
+        .collect();
+
+    // The whole match is four games: the two saved ones are kept as they are, two played.
+    let second = run("4", "greedy", true);
+    let text = stdout(&second);
+    assert!(second.status.success(), "{text}");
+    assert_eq!(text.matches("(saved earlier)").count(), 2, "{text}");
+    assert!(
+        text.contains("game 3/4") && text.contains("game 4/4"),
+        "{text}"
+    );
+    for (name, before) in ["game-001.otg", "game-002.otg"].iter().zip(&saved) {
+        assert_eq!(
+            &std::fs::read_to_string(out_dir.join(name)).unwrap(),
+            before
+        );
+    }
+    assert!(out_dir.join("game-004.otg").exists());
+    // Both runs agree on the first two games' results.
+    let first_score = first_text
+        .lines()
+        .find(|l| l.starts_with("game 2/2"))
+        .unwrap();
+    let resumed = text.lines().find(|l| l.starts_with("game 2/4")).unwrap();
+    assert_eq!(
+        first_score.split(": ").nth(1),
+        resumed
+            .split(": ")
+            .nth(1)
+            .map(|r| r.trim_end_matches(" (saved earlier)"))
+    );
+    assert!(text.contains("4 games"), "{text}");
+
+    // Resuming with another engine is refused before anything is played.
+    let other = run("4", "level:2", true);
+    assert_eq!(other.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(
+        err.contains("cannot resume") && err.contains("Engine2"),
+        "{err}"
+    );
+    // --resume needs --out.
+    let no_out = kingstable(&[
+        "match",
+        "--game",
+        "fetlar",
+        "--engine1",
+        "greedy",
+        "--engine2",
+        "greedy",
+        "--resume",
+    ]);
+    assert_eq!(no_out.status.code(), Some(2));
+}

@@ -84,6 +84,9 @@ pub struct MatchConfig {
     pub concurrency: usize,
     /// Print every move (with the time it took) to stderr.
     pub verbose: bool,
+    /// Keep the games already saved in `out` by an earlier run of the same match and play
+    /// only the rest.
+    pub resume: bool,
 }
 
 /// How one game went.
@@ -276,16 +279,98 @@ pub fn play_game<G: Setup>(
     }
     report.outcome = outcome;
     report.plies = game.ply();
-    let tags = vec![
+    let mut tags = vec![
         ("Event".to_owned(), "Kingstable match".to_owned()),
         ("Round".to_owned(), (index + 1).to_string()),
         (side_name(kind, Side::First), names[0].clone()),
         (side_name(kind, Side::Second), names[1].clone()),
+        ("Engine1".to_owned(), config.players[0].clone()),
+        ("Engine2".to_owned(), config.players[1].clone()),
         ("Opening".to_owned(), opening.join(" ")),
         ("Termination".to_owned(), report.note.clone()),
     ];
+    if let Some(o) = outcome {
+        tags.push(("Reason".to_owned(), o.reason.as_str().to_owned()));
+    }
+    if let Some(failure) = &report.failure {
+        tags.push(("Failure".to_owned(), failure.clone()));
+    }
+    if let Some(refusal) = &report.refusal {
+        tags.push(("Refusal".to_owned(), refusal.clone()));
+    }
     report.record = game.write_record(&tags, outcome);
     Ok(report)
+}
+
+/// Reads back game `index` as an earlier run of this match saved it (`--resume`), after
+/// checking that it is the game this match would play there: same round, opening and
+/// engines (records that predate the `Engine1`/`Engine2` tags are checked by round and
+/// opening). The moves are replayed by our rules; the outcome is the rules' if they ended
+/// the game, else the one the record states (resignation, time, adjudication, failure).
+pub fn report_from_record<G: Setup>(
+    config: &MatchConfig,
+    index: usize,
+    text: &str,
+) -> Result<GameReport> {
+    let kind = config.kind;
+    let records = game::record::parse_records(text)?;
+    let [record] = records.as_slice() else {
+        bail!("expected one game, found {}", records.len());
+    };
+    let opening = &config.openings[(index / 2) % config.openings.len()];
+    let mut expected = vec![
+        ("Round", (index + 1).to_string()),
+        ("Opening", opening.join(" ")),
+    ];
+    for (key, spec) in ["Engine1", "Engine2"].into_iter().zip(&config.players) {
+        if record.tag(key).is_some() {
+            expected.push((key, spec.clone()));
+        }
+    }
+    for (key, want) in expected {
+        match record.tag(key) {
+            Some(found) if found == want => {}
+            Some(found) => bail!("its {key} is {found:?}, this match's is {want:?}"),
+            None => bail!("it has no {key} tag"),
+        }
+    }
+    let mut game = G::from_record(kind, record, true)?;
+    for (i, text) in record.moves.iter().enumerate() {
+        if game.outcome().is_some() {
+            bail!("move {} ({text}) comes after the end of the game", i + 1);
+        }
+        let mv = game
+            .parse_recorded_move(text)
+            .with_context(|| format!("move {} ({text})", i + 1))?;
+        game.play(mv);
+    }
+    let refusal = record.tag("Refusal").map(str::to_owned);
+    let outcome = match (&refusal, game.outcome(), record.stated_result()) {
+        (Some(_), _, _) => None,
+        (None, Some(outcome), _) => Some(outcome),
+        (None, None, Some(winner)) => {
+            let reason = match record.tag("Reason") {
+                Some(name) => *EndReason::ALL
+                    .iter()
+                    .find(|r| r.as_str() == name)
+                    .with_context(|| format!("unknown Reason {name:?}"))?,
+                None if winner.is_none() => EndReason::Agreement,
+                None => EndReason::Resignation,
+            };
+            Some(Outcome { winner, reason })
+        }
+        (None, None, None) => bail!("the game is unfinished and states no result"),
+    };
+    Ok(GameReport {
+        index,
+        a_first: index.is_multiple_of(2),
+        outcome,
+        note: record.tag("Termination").unwrap_or_default().to_owned(),
+        plies: game.ply(),
+        refusal,
+        failure: record.tag("Failure").map(str::to_owned),
+        record: text.to_owned(),
+    })
 }
 
 fn describe_result(kind: GameKind, report: &GameReport) -> String {
@@ -295,9 +380,43 @@ fn describe_result(kind: GameKind, report: &GameReport) -> String {
     }
 }
 
+/// Adds a finished game to the summary and prints its line and the running score.
+fn count_game(config: &MatchConfig, summary: &mut Summary, report: GameReport, how: &str) {
+    let names = &config.players;
+    match report.points_for_a() {
+        Some(1.0) => summary.tally.wins += 1,
+        Some(0.5) => summary.tally.draws += 1,
+        Some(_) => summary.tally.losses += 1,
+        None => {}
+    }
+    if let Some(reason) = &report.refusal {
+        summary.refusals.push((report.index + 1, reason.clone()));
+    }
+    if let Some(reason) = &report.failure {
+        summary.failures.push((report.index + 1, reason.clone()));
+    }
+    let (p1, p2) = if report.a_first {
+        (&names[0], &names[1])
+    } else {
+        (&names[1], &names[0])
+    };
+    println!(
+        "game {}/{} ({p1} vs {p2}): {} in {} plies{how}",
+        report.index + 1,
+        config.games,
+        describe_result(config.kind, &report),
+        report.plies
+    );
+    println!("score of {} vs {}: {}", names[0], names[1], summary.tally);
+    summary.games.push(report);
+}
+
 /// Runs the match, printing progress, and returns the summary.
 pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
     let extension = if config.kind.is_tafl() { "otg" } else { "txt" };
+    let record_path = |dir: &std::path::Path, index: usize| {
+        dir.join(format!("game-{:03}.{extension}", index + 1))
+    };
     if let Some(dir) = &config.out {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
@@ -305,15 +424,32 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
     for spec in &config.players {
         player_from_spec::<G>(spec, config.kind, config.threads)?;
     }
+    let mut summary = Summary::default();
+    let mut done = vec![false; config.games];
+    if config.resume {
+        let dir = config.out.as_ref().context("--resume needs --out")?;
+        for (index, done) in done.iter_mut().enumerate() {
+            let path = record_path(dir, index);
+            if !path.exists() {
+                continue;
+            }
+            let report = std::fs::read_to_string(&path)
+                .map_err(anyhow::Error::from)
+                .and_then(|text| report_from_record::<G>(config, index, &text))
+                .with_context(|| format!("cannot resume from {}", path.display()))?;
+            count_game(config, &mut summary, report, " (saved earlier)");
+            *done = true;
+        }
+    }
     let next = AtomicUsize::new(0);
     let (sender, receiver) = channel();
     let errors = Mutex::new(Vec::new());
-    let mut summary = Summary::default();
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..config.concurrency.max(1) {
             let sender = sender.clone();
             let next = &next;
             let errors = &errors;
+            let done = &done;
             scope.spawn(move || {
                 let build = || -> Result<[Box<dyn Player<G>>; 2]> {
                     Ok([
@@ -333,6 +469,9 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
                     if index >= config.games {
                         return;
                     }
+                    if done[index] {
+                        continue;
+                    }
                     let opening = &config.openings[(index / 2) % config.openings.len()];
                     let [a, b] = &mut players;
                     let result = if index.is_multiple_of(2) {
@@ -347,40 +486,14 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
             });
         }
         drop(sender);
-        let names = &config.players;
         for result in receiver {
             let report = result?;
             if let Some(dir) = &config.out {
-                let path = dir.join(format!("game-{:03}.{extension}", report.index + 1));
+                let path = record_path(dir, report.index);
                 std::fs::write(&path, &report.record)
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
-            match report.points_for_a() {
-                Some(1.0) => summary.tally.wins += 1,
-                Some(0.5) => summary.tally.draws += 1,
-                Some(_) => summary.tally.losses += 1,
-                None => {}
-            }
-            if let Some(reason) = &report.refusal {
-                summary.refusals.push((report.index + 1, reason.clone()));
-            }
-            if let Some(reason) = &report.failure {
-                summary.failures.push((report.index + 1, reason.clone()));
-            }
-            let (p1, p2) = if report.a_first {
-                (&names[0], &names[1])
-            } else {
-                (&names[1], &names[0])
-            };
-            println!(
-                "game {}/{} ({p1} vs {p2}): {} in {} plies",
-                report.index + 1,
-                config.games,
-                describe_result(config.kind, &report),
-                report.plies
-            );
-            println!("score of {} vs {}: {}", names[0], names[1], summary.tally);
-            summary.games.push(report);
+            count_game(config, &mut summary, report, "");
         }
         Ok(())
     })?;
@@ -435,6 +548,7 @@ mod tests {
             threads: 1,
             concurrency: 1,
             verbose: false,
+            resume: false,
         }
     }
 
@@ -486,6 +600,73 @@ mod tests {
             Some(_) => assert!(report.plies <= 4),
             None => panic!("not aborted"),
         }
+    }
+
+    #[test]
+    fn a_saved_game_reads_back_as_it_was_played() {
+        let mut cfg = config(GameKind::Copenhagen, ["level:1", "greedy"], 4);
+        cfg.openings = vec![vec!["d1-d3".into()], vec!["h1-h3".into()]];
+        let mut a = player::LevelPlayer::<tafl::Tafl>::new(engine::Level::Beginner, 1);
+        let mut b = player::GreedyPlayer::<tafl::Tafl>::new();
+        // Game 3 (index 2): the second opening, player A first.
+        let played = play_game(&cfg, 2, &cfg.openings[1], &mut a, &mut b).unwrap();
+        let read = report_from_record::<tafl::Tafl>(&cfg, 2, &played.record).unwrap();
+        assert_eq!(read.outcome, played.outcome);
+        assert_eq!(read.plies, played.plies);
+        assert_eq!(read.note, played.note);
+        assert_eq!(read.points_for_a(), played.points_for_a());
+        assert!(read.failure.is_none() && read.refusal.is_none());
+
+        // Another round, another opening or other engines: not this match's game.
+        for index in [0, 3] {
+            let err = report_from_record::<tafl::Tafl>(&cfg, index, &played.record).unwrap_err();
+            assert!(format!("{err:#}").contains("Round"), "{err:#}");
+        }
+        let mut other = cfg.clone();
+        other.openings = vec![vec!["d1-d3".into()], vec!["d1-d2".into()]];
+        let err = report_from_record::<tafl::Tafl>(&other, 2, &played.record).unwrap_err();
+        assert!(format!("{err:#}").contains("Opening"), "{err:#}");
+        let mut other = cfg.clone();
+        other.players[1] = "level:2".into();
+        let err = report_from_record::<tafl::Tafl>(&other, 2, &played.record).unwrap_err();
+        assert!(format!("{err:#}").contains("Engine2"), "{err:#}");
+
+        // A record whose moves break our rules is refused.
+        let bad = played.record.replace("1. h1-h3", "1. h1-h9");
+        assert!(report_from_record::<tafl::Tafl>(&cfg, 2, &bad).is_err());
+    }
+
+    #[test]
+    fn failures_and_adjudications_read_back() {
+        let mut cfg = config(GameKind::Camelot, ["greedy", "level:1"], 2);
+        cfg.draw_after = Some(6);
+        let mut a = player::GreedyPlayer::<camelot::Camelot>::new();
+        let mut b = player::GreedyPlayer::<camelot::Camelot>::new();
+        let mut played = play_game(&cfg, 1, &[], &mut b, &mut a).unwrap();
+        let read = report_from_record::<camelot::Camelot>(&cfg, 1, &played.record).unwrap();
+        assert_eq!(read.outcome, played.outcome);
+        assert_eq!(read.plies, 6);
+
+        // A failure (here written by hand) is read back and listed apart.
+        let game = camelot::Camelot::start();
+        let lost = Outcome::loss(Side::First, EndReason::Resignation);
+        played.failure = Some("greedy failed: it crashed".into());
+        let tags = vec![
+            ("Round".to_owned(), "2".to_owned()),
+            ("Opening".to_owned(), String::new()),
+            (
+                "Termination".to_owned(),
+                "greedy failed: it crashed".to_owned(),
+            ),
+            ("Reason".to_owned(), "resignation".to_owned()),
+            ("Failure".to_owned(), "greedy failed: it crashed".to_owned()),
+        ];
+        let text = game.write_record(&tags, Some(lost));
+        let read = report_from_record::<camelot::Camelot>(&cfg, 1, &text).unwrap();
+        assert_eq!(read.outcome, Some(lost));
+        assert_eq!(read.failure.as_deref(), Some("greedy failed: it crashed"));
+        // Player A (greedy) had the second side in game 2, so the first side's loss is a win.
+        assert_eq!(read.points_for_a(), Some(1.0));
     }
 
     #[test]
