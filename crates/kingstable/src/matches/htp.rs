@@ -4,7 +4,9 @@
 //!
 //! Commands used: `play attacker|defender <from> <to>` (plays a move), `generate_move`
 //! (the AI chooses a move, plays it, and answers `= play <role> <from> <to>`, or
-//! `= play <role> resigns _`). Replies start with `=` (success) or `?` (refusal).
+//! `= play <role> resigns _`), `final_status` (`ongoing`, `attacker_wins`,
+//! `defender_wins`, `draw`: asked when it refuses to move, to tell a game it holds over
+//! by its own rules from a failure). Replies start with `=` (success) or `?` (refusal).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -153,7 +155,18 @@ impl<G: Game> Player<G> for HtpPlayer {
     fn choose(&mut self, game: &G, _clock: &Clock, _control: TimeControl) -> Result<Choice> {
         let reply = match self.command("generate_move")? {
             Ok(reply) => reply,
-            Err(reason) => bail!("htp: generate_move refused: {reason}"),
+            Err(reason) => {
+                // A peer that ended the game by its own rules (hnefatafl.org's draw after
+                // 140 plies, its extra adjudications) says so in `final_status`.
+                return match self.command("final_status")? {
+                    Ok(status) if status != "ongoing" => Ok(Choice::GameOver(format!(
+                        "generate_move: the peer holds the game over by its rules \
+                         ({status}) after {} plies: {reason}",
+                        game.ply()
+                    ))),
+                    _ => bail!("htp: generate_move refused: {reason}"),
+                };
+            }
         };
         // `play attacker d1 d3` or `play defender resigns _`, possibly followed by
         // `, score: …, delay milliseconds: …`.

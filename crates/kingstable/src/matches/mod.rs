@@ -133,7 +133,7 @@ impl GameReport {
 pub struct Summary {
     /// Scored games from A's point of view.
     pub tally: Tally,
-    /// Games the peer refused a legal move in (not scored).
+    /// Games the peer refused a legal move in, or held over by its own rules (not scored).
     pub refusals: Vec<(usize, String)>,
     /// Games lost by a player's failure (scored as losses, listed apart).
     pub failures: Vec<(usize, String)>,
@@ -231,6 +231,10 @@ pub fn play_game<G: Setup>(
                 report.note = format!("{} resigned", names[me]);
                 break;
             }
+            Ok(Choice::GameOver(reason)) => {
+                report.refusal = Some(reason);
+                break;
+            }
             Err(err) => {
                 outcome = Some(Outcome::loss(side, EndReason::Resignation));
                 report.note = format!("{} failed: {err:#}", names[me]);
@@ -274,7 +278,7 @@ pub fn play_game<G: Setup>(
         game.play(mv);
     }
     if let Some(reason) = &report.refusal {
-        report.note = format!("aborted: the peer refused a legal move ({reason})");
+        report.note = format!("aborted: the peer's house rules differ from ours ({reason})");
         outcome = None;
     }
     report.outcome = outcome;
@@ -513,7 +517,7 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
     );
     if !summary.refusals.is_empty() {
         println!(
-            "{} game(s) not scored: the peer refused a move our rules allow:",
+            "{} game(s) not scored: the peer refused a move our rules allow or held the game over by its own rules:",
             summary.refusals.len()
         );
         for (game, reason) in &summary.refusals {
@@ -667,6 +671,47 @@ mod tests {
         assert_eq!(read.failure.as_deref(), Some("greedy failed: it crashed"));
         // Player A (greedy) had the second side in game 2, so the first side's loss is a win.
         assert_eq!(read.points_for_a(), Some(1.0));
+    }
+
+    /// A player that plays the first legal move and, from a given ply on, holds the game
+    /// over by its own rules (as hnefatafl.org's program does after 140 plies).
+    struct StopsAt(usize);
+
+    impl<G: Setup> Player<G> for StopsAt {
+        fn name(&self) -> String {
+            "stops".into()
+        }
+        fn new_game(&mut self, _: &G, _: &[G::Move]) -> Result<(), PlayerError> {
+            Ok(())
+        }
+        fn choose(&mut self, game: &G, _: &engine::Clock, _: TimeControl) -> Result<Choice> {
+            if game.ply() >= self.0 {
+                return Ok(Choice::GameOver(format!("over after {} plies", game.ply())));
+            }
+            let mut moves = Vec::new();
+            game.legal_moves(&mut moves);
+            Ok(Choice::Move(game.format_move(moves[0])))
+        }
+        fn observe(&mut self, _: &G, _: G::Move) -> Result<(), PlayerError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_game_the_peer_holds_over_is_aborted_not_scored() {
+        let cfg = config(GameKind::Copenhagen, ["greedy", "stops"], 1);
+        let mut a = player::GreedyPlayer::<tafl::Tafl>::new();
+        let mut b = StopsAt(5);
+        let report = play_game::<tafl::Tafl>(&cfg, 0, &[], &mut a, &mut b).unwrap();
+        // Nobody can win in two moves each from the start: the game reaches ply 5.
+        assert_eq!(report.plies, 5);
+        assert_eq!(report.outcome, None);
+        assert_eq!(report.points_for_a(), None);
+        assert_eq!(report.refusal.as_deref(), Some("over after 5 plies"));
+        assert!(report.note.contains("house rules"), "{}", report.note);
+        let read = report_from_record::<tafl::Tafl>(&cfg, 0, &report.record).unwrap();
+        assert_eq!(read.refusal, report.refusal);
+        assert_eq!(read.plies, 5);
     }
 
     #[test]

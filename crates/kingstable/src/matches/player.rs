@@ -19,6 +19,10 @@ pub enum Choice {
     Move(String),
     /// The player resigns.
     Resign,
+    /// The player holds the game over by its own rules where ours let it go on (a peer
+    /// playing house rules, e.g. a ply limit): the game is aborted, reported apart with
+    /// this reason and not scored.
+    GameOver(String),
 }
 
 /// Why a player could not go on.
