@@ -92,7 +92,9 @@ enum Command {
         game: GameKind,
         /// The first engine: `level:N` (1-6 or a level name), `greedy` (one ply),
         /// `ugi:COMMAND` (a program speaking UGI, e.g. another Kingstable build's
-        /// `kingstable engine`), or `htp:COMMAND` (the hnefatafl.org text protocol).
+        /// `kingstable engine`), `htp:COMMAND` (the hnefatafl.org text protocol on stdin) or
+        /// `htp-host:COMMAND` (the same program in its TCP `--host` mode, which takes
+        /// `--depth`: `htp-host:hnefatafl-text-protocol --depth 3`).
         #[arg(long)]
         engine1: String,
         /// The second engine, in the same form.

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use engine::{Clock, DefaultEngine, EngineGame, Evaluator, Level, Limits};
 use game::{Game, GameKind};
 
-use super::htp::HtpPlayer;
+use super::htp::{HtpPlayer, Transport};
 use super::ugi::UgiPlayer;
 use crate::setup::Setup;
 
@@ -74,8 +74,10 @@ pub trait Player<G: Game>: Send {
 
 /// Builds a player from its description: `level:N` or `level:NAME` (our engine),
 /// `greedy` (one ply, best static evaluation), `ugi:COMMAND` (a program speaking UGI,
-/// such as another Kingstable build: `ugi:path/to/kingstable engine`), or `htp:COMMAND`
-/// (a program speaking the hnefatafl.org text protocol, Copenhagen only).
+/// such as another Kingstable build: `ugi:path/to/kingstable engine`), `htp:COMMAND`
+/// (a program speaking the hnefatafl.org text protocol on stdin, Copenhagen only) or
+/// `htp-host:COMMAND` (the same program in its TCP `--host` mode, where it takes
+/// `--depth`).
 pub fn player_from_spec<G: EngineGame + Setup>(
     spec: &str,
     kind: GameKind,
@@ -92,13 +94,18 @@ pub fn player_from_spec<G: EngineGame + Setup>(
     if let Some(command) = spec.strip_prefix("ugi:") {
         return Ok(Box::new(UgiPlayer::new(command, kind)?));
     }
-    if let Some(command) = spec.strip_prefix("htp:") {
-        if kind != GameKind::Copenhagen {
-            bail!("the hnefatafl.org text protocol plays Copenhagen only");
+    for (prefix, transport) in [("htp:", Transport::Stdin), ("htp-host:", Transport::Tcp)] {
+        if let Some(command) = spec.strip_prefix(prefix) {
+            if kind != GameKind::Copenhagen {
+                bail!("the hnefatafl.org text protocol plays Copenhagen only");
+            }
+            return Ok(Box::new(HtpPlayer::new(command, transport)?));
         }
-        return Ok(Box::new(HtpPlayer::new(command)?));
     }
-    bail!("unknown player {spec:?}: expected level:N, greedy, ugi:COMMAND or htp:COMMAND")
+    bail!(
+        "unknown player {spec:?}: expected level:N, greedy, ugi:COMMAND, htp:COMMAND or \
+         htp-host:COMMAND"
+    )
 }
 
 /// Our engine at a level.
