@@ -398,6 +398,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn games_at_once_listen_on_different_loopback_addresses() {
+        let (_a, first) = listen().unwrap();
+        let (_b, second) = listen().unwrap();
+        assert_ne!(first, second);
+        assert!(first.is_loopback() && second.is_loopback());
+    }
+
+    #[test]
     fn squares_are_taken_from_our_notation() {
         assert_eq!(
             squares("g3-e3xe2").unwrap(),

@@ -415,6 +415,35 @@ fn count_game(config: &MatchConfig, summary: &mut Summary, report: GameReport, h
     summary.games.push(report);
 }
 
+/// How player A's scored games ended, by result and reason: `won 3 (repetition 2,
+/// resignation 1), lost 1 (corner_escape 1)`; `None` if no game was scored.
+fn endings(games: &[GameReport]) -> Option<String> {
+    let mut parts = Vec::new();
+    for (word, points) in [("won", 1.0), ("drew", 0.5), ("lost", 0.0)] {
+        let mut reasons: Vec<(&'static str, usize)> = Vec::new();
+        for game in games {
+            let Some(outcome) = game.outcome else {
+                continue;
+            };
+            if game.points_for_a() != Some(points) {
+                continue;
+            }
+            let name = outcome.reason.as_str();
+            match reasons.iter_mut().find(|(r, _)| *r == name) {
+                Some((_, n)) => *n += 1,
+                None => reasons.push((name, 1)),
+            }
+        }
+        if !reasons.is_empty() {
+            reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let total: usize = reasons.iter().map(|(_, n)| n).sum();
+            let list: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+            parts.push(format!("{word} {total} ({})", list.join(", ")));
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
 /// Runs the match, printing progress, and returns the summary.
 pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
     let extension = if config.kind.is_tafl() { "otg" } else { "txt" };
@@ -515,6 +544,9 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
         "final score of {} vs {}: {}",
         config.players[0], config.players[1], summary.tally
     );
+    if let Some(line) = endings(&summary.games) {
+        println!("{} {line}", config.players[0]);
+    }
     if !summary.refusals.is_empty() {
         println!(
             "{} game(s) not scored: the peer refused a move our rules allow or held the game over by its own rules:",
@@ -712,6 +744,35 @@ mod tests {
         let read = report_from_record::<tafl::Tafl>(&cfg, 0, &report.record).unwrap();
         assert_eq!(read.refusal, report.refusal);
         assert_eq!(read.plies, 5);
+    }
+
+    #[test]
+    fn endings_are_counted_by_result_and_reason() {
+        let game = |index: usize, outcome: Option<Outcome>| GameReport {
+            index,
+            a_first: index.is_multiple_of(2),
+            outcome,
+            note: String::new(),
+            plies: 10,
+            refusal: None,
+            failure: None,
+            record: String::new(),
+        };
+        let first = |reason| Some(Outcome::win(Side::First, reason));
+        let second = |reason| Some(Outcome::win(Side::Second, reason));
+        let games = [
+            game(0, first(EndReason::Repetition)),
+            game(1, second(EndReason::Resignation)),
+            game(2, first(EndReason::Resignation)),
+            game(3, first(EndReason::CornerEscape)),
+            game(4, Some(Outcome::draw(EndReason::Agreement))),
+            game(5, None),
+        ];
+        assert_eq!(
+            endings(&games).unwrap(),
+            "won 3 (resignation 2, repetition 1), drew 1 (agreement 1), lost 1 (corner_escape 1)"
+        );
+        assert_eq!(endings(&games[5..]), None);
     }
 
     #[test]
