@@ -1,10 +1,12 @@
 //! The tactics suites: positions with a forced result, searched to a fixed depth (so
 //! the test is deterministic and quick in the test profile), one thread, fresh table.
+//! Every claim is also proved independently by brute force (`game::shortest_forced_win`),
+//! so a suite position cannot be wrong in a way the engine shares.
 
 use std::sync::atomic::AtomicBool;
 
 use engine::{DefaultEngine, EngineGame, Limits, Score};
-use game::{Game, GameKind};
+use game::{Game, GameKind, forced_win_within, shortest_forced_win};
 use tafl::{Position, Rules, Tafl};
 
 /// What a tactic's search must report.
@@ -69,7 +71,7 @@ fn parse_suite(text: &str) -> Vec<Tactic> {
     tactics
 }
 
-fn solve_tafl(tactic: &Tactic) -> Result<(), String> {
+fn tafl_game(tactic: &Tactic) -> Result<Tafl, String> {
     let rules = match tactic.kind {
         GameKind::Fetlar => Rules::FETLAR,
         GameKind::Copenhagen => Rules::COPENHAGEN,
@@ -80,10 +82,10 @@ fn solve_tafl(tactic: &Tactic) -> Result<(), String> {
         .parse_side(&tactic.side)
         .map_err(|e| e.to_string())?;
     let position = Position::from_opentafl(&tactic.position, side).map_err(|e| e.to_string())?;
-    solve(&Tafl::from_position(rules, position), tactic)
+    Ok(Tafl::from_position(rules, position))
 }
 
-fn solve_camelot(tactic: &Tactic) -> Result<(), String> {
+fn camelot_game(tactic: &Tactic) -> Result<camelot::Camelot, String> {
     let game =
         camelot::Camelot::from_position_string(&tactic.position).map_err(|e| e.to_string())?;
     let side = tactic
@@ -96,7 +98,58 @@ fn solve_camelot(tactic: &Tactic) -> Result<(), String> {
             game.to_move()
         ));
     }
-    solve(&game, tactic)
+    Ok(game)
+}
+
+fn solve_tafl(tactic: &Tactic) -> Result<(), String> {
+    solve(&tafl_game(tactic)?, tactic)
+}
+
+fn solve_camelot(tactic: &Tactic) -> Result<(), String> {
+    solve(&camelot_game(tactic)?, tactic)
+}
+
+fn prove_tafl(tactic: &Tactic) -> Result<(), String> {
+    prove(&mut tafl_game(tactic)?, tactic)
+}
+
+fn prove_camelot(tactic: &Tactic) -> Result<(), String> {
+    prove(&mut camelot_game(tactic)?, tactic)
+}
+
+/// Checks the claim by brute force: a win or loss in exactly N plies; for `holds N`, the
+/// listed moves escape a loss within N plies and every other move loses within N.
+fn prove<G: Game>(game: &mut G, tactic: &Tactic) -> Result<(), String> {
+    let me = game.to_move();
+    match tactic.expected {
+        Expected::WinIn(n) => match shortest_forced_win(game, me, n) {
+            Some(found) if found == n => Ok(()),
+            found => Err(format!("the shortest forced win is {found:?}, not {n}")),
+        },
+        Expected::LossIn(n) => match shortest_forced_win(game, me.other(), n) {
+            Some(found) if found == n => Ok(()),
+            found => Err(format!("the shortest forced loss is {found:?}, not {n}")),
+        },
+        Expected::Holds(n) => {
+            let mut moves = Vec::new();
+            game.legal_moves(&mut moves);
+            for mv in moves {
+                let text = game.format_move(mv);
+                let plain = text.split('x').next().unwrap_or(&text).to_owned();
+                let listed = tactic.moves.iter().any(|m| *m == text || *m == plain);
+                game.play(mv);
+                let loses = forced_win_within(game, me.other(), n - 1);
+                game.undo();
+                if listed == loses {
+                    return Err(format!(
+                        "{text} {} within {n} plies",
+                        if loses { "loses" } else { "does not lose" }
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
 }
 
 fn solve<G: EngineGame>(game: &G, tactic: &Tactic) -> Result<(), String> {
@@ -173,6 +226,20 @@ fn camelot_tactics_are_solved() {
 }
 
 #[test]
+fn tafl_tactics_are_what_they_claim() {
+    let suite = parse_suite(include_str!("tactics/tafl.txt"));
+    let failed = failures(&suite, prove_tafl);
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn camelot_tactics_are_what_they_claim() {
+    let suite = parse_suite(include_str!("tactics/camelot.txt"));
+    let failed = failures(&suite, prove_camelot);
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
 fn a_wrong_expectation_is_caught() {
     // The harness itself: claiming the king escapes elsewhere must fail.
     let mut suite = parse_suite(include_str!("tactics/tafl.txt"));
@@ -182,4 +249,8 @@ fn a_wrong_expectation_is_caught() {
     escape.moves = vec!["c1-a1".into()];
     escape.expected = Expected::WinIn(3);
     assert!(solve_tafl(escape).is_err());
+    // And the proof: the king escapes in 1, not 3.
+    assert!(prove_tafl(escape).is_err());
+    escape.expected = Expected::WinIn(1);
+    assert!(prove_tafl(escape).is_ok());
 }

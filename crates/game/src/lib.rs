@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 mod perft;
+mod prove;
 pub mod record;
 
 use std::fmt;
@@ -27,6 +28,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 pub use perft::{perft, perft_divide};
+pub use prove::{forced_win_within, shortest_forced_win};
 
 /// One step of SplitMix64, a `const fn` so each rules crate can fill its Zobrist tables
 /// at compile time: returns the next state and the random value.
