@@ -92,7 +92,8 @@ enum Command {
         game: GameKind,
         /// The first engine: `level:N` (1-6 or a level name), `greedy` (one ply),
         /// `ugi:COMMAND` (a program speaking UGI, e.g. another Kingstable build's
-        /// `kingstable engine`), `htp:COMMAND` (the hnefatafl.org text protocol on stdin) or
+        /// `kingstable engine`), `otep:COMMAND` (a tafl engine speaking the OpenTafl Engine
+        /// Protocol), `htp:COMMAND` (the hnefatafl.org text protocol on stdin) or
         /// `htp-host:COMMAND` (the same program in its TCP `--host` mode, which takes
         /// `--depth`: `htp-host:hnefatafl-text-protocol --depth 3`).
         #[arg(long)]

@@ -27,6 +27,11 @@ pub trait Setup: Game + Sized {
     /// score for Camelot), with `tags` and `outcome` (which may come from outside the
     /// rules: time, resignation).
     fn write_record(&self, tags: &[(String, String)], outcome: Option<Outcome>) -> String;
+
+    /// OpenTafl's rules string for this game's rules and start position, and its board
+    /// (OpenTafl's position string, without the side); `None` for games OpenTafl does not
+    /// play.
+    fn opentafl(&self) -> Option<(String, String)>;
 }
 
 fn variant(kind: GameKind) -> Result<Variant> {
@@ -89,6 +94,13 @@ impl Setup for Tafl {
             tags.push(("termination".into(), reason.into()));
         }
         tafl::otg::write_game(self, &tags, outcome)
+    }
+
+    fn opentafl(&self) -> Option<(String, String)> {
+        Some((
+            tafl::otg::rules_string(self.rules().variant, self.start_position()),
+            self.position().to_opentafl(),
+        ))
     }
 }
 
@@ -169,6 +181,10 @@ impl Setup for camelot::Camelot {
             tags.push(("Result".into(), result.into()));
         }
         camelot::record::write_score_with_result(self, &tags, result)
+    }
+
+    fn opentafl(&self) -> Option<(String, String)> {
+        None
     }
 }
 

@@ -324,6 +324,78 @@ fn match_runs_an_external_ugi_engine_and_saves_records() {
 }
 
 #[test]
+fn match_runs_an_external_otep_engine() {
+    // Our own OpenTafl Engine Protocol engine, driven as OpenTafl drives it.
+    let out_dir = std::env::temp_dir().join(format!("kingstable-otep-{}", std::process::id()));
+    let otep = format!("otep:{} engine --otep", env!("CARGO_BIN_EXE_kingstable"));
+    let dir = out_dir.to_string_lossy().into_owned();
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "fetlar",
+        "--engine1",
+        "level:1",
+        "--engine2",
+        &otep,
+        "--games",
+        "2",
+        "--movetime",
+        "150ms",
+        "--draw-after",
+        "60",
+        "--out",
+        &dir,
+    ]);
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("final score of level:1 vs otep:"), "{text}");
+    assert!(
+        !text.contains("failure") && !text.contains("not scored"),
+        "{text}"
+    );
+    for game in ["game-001.otg", "game-002.otg"] {
+        let path = out_dir.join(game);
+        let replay = kingstable(&[
+            "replay",
+            "--game",
+            "fetlar",
+            "--json",
+            &path.to_string_lossy(),
+        ]);
+        let report: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
+        assert_eq!(report["error"], serde_json::Value::Null);
+    }
+    // A fixed depth cannot be asked of an OTEP engine, and Camelot is not OpenTafl's.
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "fetlar",
+        "--engine1",
+        "greedy",
+        "--engine2",
+        &otep,
+        "--depth",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot ask for a depth"));
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "camelot",
+        "--engine1",
+        "greedy",
+        "--engine2",
+        &otep,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn match_refuses_unknown_engines_and_bad_time_controls() {
     let out = kingstable(&[
         "match",

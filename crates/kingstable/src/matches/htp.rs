@@ -88,7 +88,7 @@ fn squares(text: &str) -> Result<(String, String)> {
 }
 
 /// Sends every line read from `input` into a channel, until the input ends.
-fn line_reader(input: impl Read + Send + 'static) -> Receiver<String> {
+pub(super) fn line_reader(input: impl Read + Send + 'static) -> Receiver<String> {
     let (sender, lines) = channel();
     std::thread::spawn(move || {
         for line in BufReader::new(input).lines() {

@@ -3,6 +3,7 @@
 //! saved as a record; the score comes with the Elo difference and its 95% interval.
 
 pub mod htp;
+pub mod otep;
 pub mod player;
 pub mod stats;
 pub mod ugi;
@@ -456,6 +457,11 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
     // Check both players can be built before starting any game.
     for spec in &config.players {
         player_from_spec::<G>(spec, config.kind, config.threads)?;
+        if spec.trim().starts_with("otep:") && matches!(config.control, TimeControl::Depth(_)) {
+            bail!(
+                "{spec}: the OpenTafl Engine Protocol cannot ask for a depth; use --movetime or --tc"
+            );
+        }
     }
     let mut summary = Summary::default();
     let mut done = vec![false; config.games];

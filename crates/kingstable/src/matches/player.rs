@@ -9,6 +9,7 @@ use engine::{Clock, DefaultEngine, EngineGame, Evaluator, Level, Limits};
 use game::{Game, GameKind};
 
 use super::htp::{HtpPlayer, Transport};
+use super::otep::OtepPlayer;
 use super::ugi::UgiPlayer;
 use crate::setup::Setup;
 
@@ -74,7 +75,8 @@ pub trait Player<G: Game>: Send {
 
 /// Builds a player from its description: `level:N` or `level:NAME` (our engine),
 /// `greedy` (one ply, best static evaluation), `ugi:COMMAND` (a program speaking UGI,
-/// such as another Kingstable build: `ugi:path/to/kingstable engine`), `htp:COMMAND`
+/// such as another Kingstable build: `ugi:path/to/kingstable engine`), `otep:COMMAND` (a
+/// tafl engine speaking the OpenTafl Engine Protocol), `htp:COMMAND`
 /// (a program speaking the hnefatafl.org text protocol on stdin, Copenhagen only) or
 /// `htp-host:COMMAND` (the same program in its TCP `--host` mode, where it takes
 /// `--depth`).
@@ -94,6 +96,12 @@ pub fn player_from_spec<G: EngineGame + Setup>(
     if let Some(command) = spec.strip_prefix("ugi:") {
         return Ok(Box::new(UgiPlayer::new(command, kind)?));
     }
+    if let Some(command) = spec.strip_prefix("otep:") {
+        if !kind.is_tafl() {
+            bail!("the OpenTafl Engine Protocol plays tafl only");
+        }
+        return Ok(Box::new(OtepPlayer::new(command)?));
+    }
     for (prefix, transport) in [("htp:", Transport::Stdin), ("htp-host:", Transport::Tcp)] {
         if let Some(command) = spec.strip_prefix(prefix) {
             if kind != GameKind::Copenhagen {
@@ -103,8 +111,8 @@ pub fn player_from_spec<G: EngineGame + Setup>(
         }
     }
     bail!(
-        "unknown player {spec:?}: expected level:N, greedy, ugi:COMMAND, htp:COMMAND or \
-         htp-host:COMMAND"
+        "unknown player {spec:?}: expected level:N, greedy, ugi:COMMAND, otep:COMMAND, \
+         htp:COMMAND or htp-host:COMMAND"
     )
 }
 
