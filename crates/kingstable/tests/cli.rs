@@ -36,6 +36,30 @@ fn temp_file(name: &str, contents: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// Runs `kingstable match …`, which must succeed; its stdout.
+fn successful_match(args: &[&str]) -> String {
+    let out = kingstable(&[&["match"], args].concat());
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// Every named record in `dir` replays by our rules without an error.
+fn records_replay(game: &str, dir: &std::path::Path, names: &[&str]) {
+    for name in names {
+        let path = dir.join(name);
+        let record = std::fs::read_to_string(&path).unwrap();
+        let replay = kingstable(&["replay", "--game", game, "--json", &path.to_string_lossy()]);
+        let report: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
+        assert_eq!(report["error"], serde_json::Value::Null, "{record}");
+        assert!(report["plies"].as_u64().unwrap() >= 1);
+    }
+}
+
 #[test]
 fn perft_prints_the_count_last() {
     let out = kingstable(&["perft", "--game", "copenhagen", "--depth", "2"]);
@@ -288,8 +312,8 @@ fn convert_camelot_scores_and_move_lists() {
 fn match_runs_an_external_ugi_engine_and_saves_records() {
     let out_dir = std::env::temp_dir().join(format!("kingstable-match-{}", std::process::id()));
     let ugi = format!("ugi:{} engine", env!("CARGO_BIN_EXE_kingstable"));
-    let out = kingstable(&[
-        "match",
+    let dir = out_dir.to_string_lossy().into_owned();
+    let text = successful_match(&[
         "--game",
         "camelot",
         "--engine1",
@@ -303,24 +327,11 @@ fn match_runs_an_external_ugi_engine_and_saves_records() {
         "--draw-after",
         "40",
         "--out",
-        &out_dir.to_string_lossy(),
+        &dir,
     ]);
-    let text = stdout(&out);
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(text.contains("final score of level:1 vs ugi:"), "{text}");
     assert!(!text.contains("failure"), "{text}");
-    for game in ["game-001.txt", "game-002.txt"] {
-        let record = std::fs::read_to_string(out_dir.join(game)).unwrap();
-        let file = temp_file(game, &record);
-        let replay = kingstable(&["replay", "--game", "camelot", "--json", &file]);
-        let report: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
-        assert_eq!(report["error"], serde_json::Value::Null, "{record}");
-        assert!(report["plies"].as_u64().unwrap() >= 1);
-    }
+    records_replay("camelot", &out_dir, &["game-001.txt", "game-002.txt"]);
 }
 
 #[test]
@@ -329,8 +340,7 @@ fn match_runs_an_external_otep_engine() {
     let out_dir = std::env::temp_dir().join(format!("kingstable-otep-{}", std::process::id()));
     let otep = format!("otep:{} engine --otep", env!("CARGO_BIN_EXE_kingstable"));
     let dir = out_dir.to_string_lossy().into_owned();
-    let out = kingstable(&[
-        "match",
+    let text = successful_match(&[
         "--game",
         "fetlar",
         "--engine1",
@@ -346,29 +356,12 @@ fn match_runs_an_external_otep_engine() {
         "--out",
         &dir,
     ]);
-    let text = stdout(&out);
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(text.contains("final score of level:1 vs otep:"), "{text}");
     assert!(
         !text.contains("failure") && !text.contains("not scored"),
         "{text}"
     );
-    for game in ["game-001.otg", "game-002.otg"] {
-        let path = out_dir.join(game);
-        let replay = kingstable(&[
-            "replay",
-            "--game",
-            "fetlar",
-            "--json",
-            &path.to_string_lossy(),
-        ]);
-        let report: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
-        assert_eq!(report["error"], serde_json::Value::Null);
-    }
+    records_replay("fetlar", &out_dir, &["game-001.otg", "game-002.otg"]);
     // A fixed depth cannot be asked of an OTEP engine, and Camelot is not OpenTafl's.
     let out = kingstable(&[
         "match",
