@@ -18,7 +18,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, TcpListener};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -101,6 +101,31 @@ pub(super) fn line_reader(input: impl Read + Send + 'static) -> Receiver<String>
     lines
 }
 
+/// `command` (split on whitespace) with `extra` arguments after its own, stdin piped.
+pub(super) fn command_line(command: &str, extra: &[String]) -> Result<Command> {
+    let mut words = command.split_whitespace();
+    let program = words.next().context("empty command")?;
+    let mut command = Command::new(program);
+    command.args(words).args(extra).stdin(Stdio::piped());
+    Ok(command)
+}
+
+/// Starts `command` with stdin and stdout piped (stderr discarded): the child, its
+/// input, and its output as lines. `started` names the failure to start.
+pub(super) fn spawn_piped(
+    command: &str,
+    started: impl FnOnce() -> String,
+) -> Result<(Child, ChildStdin, Receiver<String>)> {
+    let mut child = command_line(command, &[])?
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(started)?;
+    let input = child.stdin.take().context("no stdin")?;
+    let lines = line_reader(child.stdout.take().context("no stdout")?);
+    Ok((child, input, lines))
+}
+
 /// A listener on the first free loopback address (`127.0.0.2` on) at the peer's port, so
 /// several games can run at once.
 fn listen() -> Result<(TcpListener, Ipv4Addr)> {
@@ -141,28 +166,13 @@ impl HtpPlayer {
         })
     }
 
-    fn spawn(&self, extra: &[String]) -> Result<Command> {
-        let mut words = self.command.split_whitespace();
-        let program = words.next().context("htp: empty command")?;
-        let mut command = Command::new(program);
-        command.args(words).args(extra).stdin(Stdio::piped());
-        Ok(command)
-    }
-
     fn start(&mut self) -> Result<()> {
         let program = self.command.split_whitespace().next().unwrap_or_default();
         let started = || format!("cannot start {program:?} (see bench/install-peers.sh)");
         self.last_play = None;
         let process = match self.transport {
             Transport::Stdin => {
-                let mut child = self
-                    .spawn(&[])?
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .with_context(started)?;
-                let input = child.stdin.take().context("no stdin")?;
-                let lines = line_reader(child.stdout.take().context("no stdout")?);
+                let (child, input, lines) = spawn_piped(&self.command, started)?;
                 Process {
                     child,
                     input: Box::new(input),
@@ -172,12 +182,12 @@ impl HtpPlayer {
             }
             Transport::Tcp => {
                 let (listener, address) = listen()?;
-                let mut child = self
-                    .spawn(&["--host".to_owned(), address.to_string()])?
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .with_context(started)?;
+                let mut child =
+                    command_line(&self.command, &["--host".to_owned(), address.to_string()])?
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .with_context(started)?;
                 let stderr = Arc::new(Mutex::new(String::new()));
                 let mut pipe = child.stderr.take().context("no stderr")?;
                 let sink = Arc::clone(&stderr);

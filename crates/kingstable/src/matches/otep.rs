@@ -9,7 +9,7 @@
 //! increment). A fixed depth cannot be asked for.
 
 use std::io::Write;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use engine::Clock;
 use game::Player as Side;
 
-use super::htp::line_reader;
+use super::htp::spawn_piped;
 use super::player::{Choice, Player, PlayerError, TimeControl};
 use crate::setup::Setup;
 
@@ -111,17 +111,9 @@ impl OtepPlayer {
         let (rules, _) = start
             .opentafl()
             .context("otep: OpenTafl engines play tafl only")?;
-        let mut words = self.command.split_whitespace();
-        let program = words.next().context("otep: empty command")?;
-        let mut child = Command::new(program)
-            .args(words)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .with_context(|| format!("cannot start {program:?}"))?;
-        let stdin = child.stdin.take().context("no stdin")?;
-        let lines = line_reader(child.stdout.take().context("no stdout")?);
+        let program = self.command.split_whitespace().next().unwrap_or_default();
+        let (child, stdin, lines) =
+            spawn_piped(&self.command, || format!("cannot start {program:?}"))?;
         self.process = Some(Process {
             child,
             stdin,
