@@ -105,13 +105,15 @@ pub enum EndReason {
     Material,
     /// Camelot: fifty moves by each side without capture or castle entry.
     FiftyMoves,
-    /// The players agreed (or a match adjudicated) a draw.
+    /// The players agreed a draw.
     Agreement,
+    /// A referee (a match runner's ply limit, say) declared the result.
+    Adjudication,
 }
 
 impl EndReason {
     /// Every reason, in declaration order.
-    pub const ALL: [EndReason; 13] = [
+    pub const ALL: [EndReason; 14] = [
         EndReason::CornerEscape,
         EndReason::KingCaptured,
         EndReason::ExitFort,
@@ -125,6 +127,7 @@ impl EndReason {
         EndReason::Material,
         EndReason::FiftyMoves,
         EndReason::Agreement,
+        EndReason::Adjudication,
     ];
 
     /// The snake_case name used in JSON and protocols (`corner_escape`).
@@ -144,7 +147,26 @@ impl EndReason {
             EndReason::Material => "material",
             EndReason::FiftyMoves => "fifty_moves",
             EndReason::Agreement => "agreement",
+            EndReason::Adjudication => "adjudication",
         }
+    }
+}
+
+/// A name that is no [`EndReason`]'s [`EndReason::as_str`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown end reason {0:?}")]
+pub struct UnknownEndReason(pub String);
+
+impl FromStr for EndReason {
+    type Err = UnknownEndReason;
+
+    /// Reads the snake_case name [`EndReason::as_str`] gives.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let name = s.trim();
+        EndReason::ALL
+            .into_iter()
+            .find(|r| r.as_str() == name)
+            .ok_or_else(|| UnknownEndReason(name.to_owned()))
     }
 }
 
@@ -429,5 +451,17 @@ mod tests {
             let json = serde_json::to_string(&reason).unwrap();
             assert_eq!(json, format!("\"{}\"", reason.as_str()));
         }
+    }
+
+    #[test]
+    fn end_reasons_parse_from_their_names() {
+        for reason in EndReason::ALL {
+            assert_eq!(reason.as_str().parse::<EndReason>(), Ok(reason));
+        }
+        assert_eq!(" adjudication ".parse(), Ok(EndReason::Adjudication));
+        assert_eq!(
+            "draw".parse::<EndReason>(),
+            Err(UnknownEndReason("draw".to_owned()))
+        );
     }
 }

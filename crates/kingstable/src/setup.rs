@@ -194,6 +194,7 @@ fn outside_rules(outcome: Option<Outcome>) -> Option<&'static str> {
         EndReason::Timeout => Some("time forfeit"),
         EndReason::Resignation => Some("resignation"),
         EndReason::Agreement => Some("draw agreed"),
+        EndReason::Adjudication => Some("adjudication"),
         _ => None,
     }
 }

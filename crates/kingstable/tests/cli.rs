@@ -214,6 +214,30 @@ fn replay_reports_the_fetlar_final_error_and_the_otg_result() {
 }
 
 #[test]
+fn replay_takes_a_match_records_stated_ending_outside_the_rules() {
+    // A match record ends with the reason the runner gave; an ending outside the rules
+    // (an adjudicated draw) is reported as stated, an ending by the rules that the moves
+    // do not reach is not believed.
+    let record = |reason: &str, result: &str| {
+        format!(
+            "[Event:Kingstable match]\n[Reason:{reason}]\n[result:{result}]\n\n1. d1-d3 h6-h9\n"
+        )
+    };
+    let adjudicated = temp_file("adjudicated.otg", &record("adjudication", "0"));
+    let out = kingstable(&["replay", "--game", "copenhagen", "--json", &adjudicated]);
+    assert!(out.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "draw");
+    assert_eq!(report["reason"], "adjudication");
+
+    let claimed = temp_file("claimed.otg", &record("corner_escape", "-1"));
+    let out = kingstable(&["replay", "--game", "copenhagen", "--json", &claimed]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "defenders_win");
+    assert_eq!(report["reason"], "resignation");
+}
+
+#[test]
 fn replay_of_the_archive_is_clean_with_repetition_off() {
     let csv = std::fs::read_to_string(data("aagenielsen_archive_part1.csv")).unwrap();
     let moves: String = csv

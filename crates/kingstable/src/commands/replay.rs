@@ -133,9 +133,24 @@ pub fn replay_game<G: Setup>(
             }
             (None, Some((_, reason))) => outcome = Some(Outcome::loss(game.to_move(), reason)),
             (None, None) => {
+                // An ending outside the rules that the record names (Kingstable's match
+                // records do) is taken as stated; otherwise a stated win is a
+                // resignation and a stated draw was agreed.
+                let stated = record
+                    .tag("Reason")
+                    .and_then(|name| name.parse::<EndReason>().ok())
+                    .filter(|reason| {
+                        matches!(
+                            reason,
+                            EndReason::Resignation
+                                | EndReason::Timeout
+                                | EndReason::Agreement
+                                | EndReason::Adjudication
+                        )
+                    });
                 outcome = record.stated_result().map(|winner| match winner {
-                    Some(player) => Outcome::win(player, EndReason::Resignation),
-                    None => Outcome::draw(EndReason::Agreement),
+                    Some(player) => Outcome::win(player, stated.unwrap_or(EndReason::Resignation)),
+                    None => Outcome::draw(stated.unwrap_or(EndReason::Agreement)),
                 });
             }
             (Some(_), None) => {}

@@ -208,7 +208,7 @@ pub fn play_game<G: Setup>(
             break;
         }
         if config.draw_after.is_some_and(|limit| game.ply() >= limit) {
-            outcome = Some(Outcome::draw(EndReason::Agreement));
+            outcome = Some(Outcome::draw(EndReason::Adjudication));
             report.note = format!("draw adjudicated after {} plies", game.ply());
             break;
         }
@@ -355,10 +355,7 @@ pub fn report_from_record<G: Setup>(
         (None, Some(outcome), _) => Some(outcome),
         (None, None, Some(winner)) => {
             let reason = match record.tag("Reason") {
-                Some(name) => *EndReason::ALL
-                    .iter()
-                    .find(|r| r.as_str() == name)
-                    .with_context(|| format!("unknown Reason {name:?}"))?,
+                Some(name) => name.parse::<EndReason>()?,
                 None if winner.is_none() => EndReason::Agreement,
                 None => EndReason::Resignation,
             };
@@ -638,7 +635,7 @@ mod tests {
         let mut b = player::GreedyPlayer::<camelot::Camelot>::new();
         let report = play_game(&cfg, 0, &[], &mut a, &mut b).unwrap();
         match report.outcome {
-            Some(o) if o.reason == EndReason::Agreement => assert_eq!(report.plies, 4),
+            Some(o) if o.reason == EndReason::Adjudication => assert_eq!(report.plies, 4),
             Some(_) => assert!(report.plies <= 4),
             None => panic!("not aborted"),
         }
@@ -771,12 +768,12 @@ mod tests {
             game(1, second(EndReason::Resignation)),
             game(2, first(EndReason::Resignation)),
             game(3, first(EndReason::CornerEscape)),
-            game(4, Some(Outcome::draw(EndReason::Agreement))),
+            game(4, Some(Outcome::draw(EndReason::Adjudication))),
             game(5, None),
         ];
         assert_eq!(
             endings(&games).unwrap(),
-            "won 3 (resignation 2, repetition 1), drew 1 (agreement 1), lost 1 (corner_escape 1)"
+            "won 3 (resignation 2, repetition 1), drew 1 (adjudication 1), lost 1 (corner_escape 1)"
         );
         assert_eq!(endings(&games[5..]), None);
     }

@@ -785,6 +785,7 @@ pub fn describe_outcome(kind: GameKind, outcome: Outcome, to_move: Player) -> St
         EndReason::Material => "both sides have one piece or fewer".to_owned(),
         EndReason::FiftyMoves => "fifty moves each without a capture or a castle entry".to_owned(),
         EndReason::Agreement => "the players agreed".to_owned(),
+        EndReason::Adjudication => "adjudicated".to_owned(),
     };
     match outcome.winner {
         Some(winner) if kind.is_tafl() => format!("{} win: {how}", kind.side_name(winner)),
