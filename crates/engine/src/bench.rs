@@ -1,7 +1,9 @@
 //! The deterministic benchmark: fixed positions searched to a fixed depth, one thread,
 //! a fresh table each. The total node count is a signature of search behaviour (it
 //! changes only when the search or an evaluation changes); nodes per second measure
-//! speed.
+//! speed. Asked for more threads, each position is searched again on that many (Lazy
+//! SMP), which measures the time to the same depth; those node counts vary from run to
+//! run and are not part of the signature.
 //!
 //! Middlegame positions are the openings of real games, played from the start: the
 //! Copenhagen ones from the aagenielsen.dk archive (`aagenielsen_archive_part1.csv`, by
@@ -119,6 +121,19 @@ pub struct BenchLine {
     pub best_move: String,
     /// Its score.
     pub score: Score,
+    /// The same search on more threads, when asked for.
+    pub parallel: Option<ParallelRun>,
+}
+
+/// A benchmark position searched to the same depth on several threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParallelRun {
+    /// Search threads.
+    pub threads: usize,
+    /// Nodes searched by all threads (varies from run to run).
+    pub nodes: u64,
+    /// Time to the depth.
+    pub time: Duration,
 }
 
 /// A bench position that cannot be set up (a bad move list).
@@ -169,20 +184,35 @@ fn play<G: Game>(game: &mut G, position: &BenchPosition) -> Result<(), BenchErro
     Ok(())
 }
 
-/// Searches `game` to `depth` on one thread with a fresh table.
+/// Searches `game` to `depth` on `threads` threads with a fresh table.
 pub fn search_position<G: EngineGame>(
     game: &G,
     depth: u32,
+    threads: usize,
 ) -> (u64, Duration, Option<G::Move>, Score) {
     let mut engine = Engine::<G, G::Evaluator>::new(G::Evaluator::default());
     engine.set_hash_mb(BENCH_HASH_MB);
+    engine.set_threads(threads);
     let result = engine.search(game, &Limits::depth(depth), &AtomicBool::new(false), |_| {});
     (result.nodes, result.time, result.best_move, result.score)
 }
 
-fn bench_line<G: EngineGame>(game: &G, position: &BenchPosition, depth: u32) -> BenchLine {
+fn bench_line<G: EngineGame>(
+    game: &G,
+    position: &BenchPosition,
+    depth: u32,
+    threads: usize,
+) -> BenchLine {
     // The search's own time: setting up the table is not searching.
-    let (nodes, time, best, score) = search_position(game, depth);
+    let (nodes, time, best, score) = search_position(game, depth, 1);
+    let parallel = (threads > 1).then(|| {
+        let (nodes, time, _, _) = search_position(game, depth, threads);
+        ParallelRun {
+            threads,
+            nodes,
+            time,
+        }
+    });
     BenchLine {
         position: *position,
         depth,
@@ -190,22 +220,25 @@ fn bench_line<G: EngineGame>(game: &G, position: &BenchPosition, depth: u32) -> 
         time,
         best_move: best.map_or_else(|| "(none)".to_owned(), |mv| game.format_move(mv)),
         score,
+        parallel,
     }
 }
 
 /// Runs the benchmark to `depth` (by default [`default_depth`]), calling `each` after
-/// every position.
+/// every position. With `threads` above 1 each position is also searched on that many
+/// threads ([`BenchLine::parallel`]).
 pub fn run(
     depth: Option<u32>,
+    threads: usize,
     mut each: impl FnMut(&BenchLine),
 ) -> Result<Vec<BenchLine>, BenchError> {
     let mut lines = Vec::new();
     for position in POSITIONS {
         let depth = depth.unwrap_or(default_depth(position.game));
         let line = match position.game {
-            GameKind::Camelot => bench_line(&camelot_game(position)?, position, depth),
+            GameKind::Camelot => bench_line(&camelot_game(position)?, position, depth, threads),
             GameKind::Fetlar | GameKind::Copenhagen => {
-                bench_line(&tafl_game(position)?, position, depth)
+                bench_line(&tafl_game(position)?, position, depth, threads)
             }
         };
         each(&line);
@@ -257,8 +290,8 @@ mod tests {
 
     #[test]
     fn bench_is_deterministic() {
-        let a = run(Some(2), |_| {}).unwrap();
-        let b = run(Some(2), |_| {}).unwrap();
+        let a = run(Some(2), 1, |_| {}).unwrap();
+        let b = run(Some(2), 1, |_| {}).unwrap();
         let nodes = |lines: &[BenchLine]| {
             lines
                 .iter()
@@ -266,6 +299,18 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(nodes(&a), nodes(&b));
-        assert!(a.iter().all(|l| l.nodes > 0));
+        assert!(a.iter().all(|l| l.nodes > 0 && l.parallel.is_none()));
+    }
+
+    #[test]
+    fn more_threads_search_again_and_keep_the_signature() {
+        let one = run(Some(3), 1, |_| {}).unwrap();
+        let two = run(Some(3), 2, |_| {}).unwrap();
+        for (a, b) in one.iter().zip(&two) {
+            assert_eq!(a.nodes, b.nodes, "{}", a.position.name);
+            let parallel = b.parallel.expect("a second search");
+            assert_eq!(parallel.threads, 2);
+            assert!(parallel.nodes > 0);
+        }
     }
 }

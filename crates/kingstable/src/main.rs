@@ -163,12 +163,17 @@ enum Command {
         level: engine::Level,
     },
     /// The AI's benchmark: fixed positions of every game searched to a fixed depth on one
-    /// thread. The last line is the total node count, a signature that changes only when
-    /// search behaviour changes.
+    /// thread (and, with --threads, again on more to measure the speedup). The last line
+    /// is the total one-thread node count, a signature that changes only when search
+    /// behaviour changes.
     Bench {
         /// Plies to search each position (default: 8 for tafl, 6 for Camelot).
         #[arg(long)]
         depth: Option<u32>,
+        /// Also search each position on this many threads and print the time to the
+        /// same depth and the speedup (the signature stays the one-thread count).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// Run as an engine for other programs on standard input and output: UGI for all three
     /// games (match runners, GUIs), or with --otep the OpenTafl Engine Protocol for Fetlar
@@ -364,7 +369,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             for_game!(position.game, commands::analyze::run, &position, &options)?;
         }
-        Command::Bench { depth } => commands::bench::run(depth)?,
+        Command::Bench { depth, threads } => commands::bench::run(depth, threads)?,
         Command::Engine(args) => commands::engine::run(&args)?,
         Command::Play(args) => play::run(&args)?,
     }

@@ -527,3 +527,28 @@ fn a_match_cut_short_resumes_where_it_stopped() {
     ]);
     assert_eq!(no_out.status.code(), Some(2));
 }
+
+#[test]
+fn bench_prints_the_signature_and_with_threads_the_speedup() {
+    let one = kingstable(&["bench", "--depth", "2"]);
+    assert!(one.status.success());
+    let one = stdout(&one);
+    let signature = one.lines().last().unwrap();
+    assert!(signature.parse::<u64>().unwrap() > 0, "{one}");
+    assert!(!one.contains("speedup"));
+
+    let two = kingstable(&["bench", "--depth", "2", "--threads", "2"]);
+    assert!(two.status.success());
+    let two = stdout(&two);
+    assert_eq!(
+        two.lines().last().unwrap(),
+        signature,
+        "the one-thread count"
+    );
+    assert!(two.lines().next().unwrap().contains("time@2"));
+    assert_eq!(two.matches("on 2 threads the same depths").count(), 3);
+
+    let zero = kingstable(&["bench", "--threads", "0"]);
+    assert_eq!(zero.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("--threads"));
+}
