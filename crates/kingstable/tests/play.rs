@@ -256,7 +256,8 @@ fn line_mode_flag_fall_ends_the_game_on_time() {
 
 #[test]
 fn line_mode_hint_and_stop_answer_with_legal_moves() {
-    // The AI moves first here; `stop` cuts its search short, then a hint is asked for.
+    // The AI moves first here, searching on two threads; `stop` cuts its search short,
+    // then a hint is asked for.
     let run = play(
         &[
             "--game",
@@ -267,6 +268,8 @@ fn line_mode_hint_and_stop_answer_with_legal_moves() {
             "6",
             "--think",
             "20s",
+            "--threads",
+            "2",
         ],
         "stop\nhint\nquit\n",
     );
@@ -305,6 +308,7 @@ fn bad_options_are_refused_before_the_game_starts() {
             &["--game", "fetlar", "--load", "/nonexistent/x.otg"][..],
             "cannot read",
         ),
+        (&["--game", "camelot", "--threads", "0"][..], "--threads"),
     ] {
         let run = play(args, "");
         assert!(!run.success, "{args:?}");

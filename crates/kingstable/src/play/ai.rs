@@ -72,9 +72,21 @@ pub struct AiWorker<G: Game> {
 /// machine shared with other work.
 const HASH_MB: usize = 32;
 
+/// How the worker's engine is set up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AiSetup {
+    /// Seeds the lower levels' choice among near-best moves.
+    pub seed: u64,
+    /// Search threads.
+    pub threads: usize,
+}
+
 impl<G: EngineGame> AiWorker<G> {
     /// Starts the worker; `report` is called from its thread for every event.
-    pub fn spawn(seed: u64, report: impl Fn(AiEvent<G::Move>) + Send + 'static) -> AiWorker<G> {
+    pub fn spawn(
+        setup: AiSetup,
+        report: impl Fn(AiEvent<G::Move>) + Send + 'static,
+    ) -> AiWorker<G> {
         let (jobs, inbox): (Sender<AiRequest<G>>, Receiver<AiRequest<G>>) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("kingstable-ai".into())
@@ -82,7 +94,8 @@ impl<G: EngineGame> AiWorker<G> {
             .spawn(move || {
                 let mut engine = DefaultEngine::<G>::default();
                 engine.set_hash_mb(HASH_MB);
-                engine.set_seed(seed);
+                engine.set_seed(setup.seed);
+                engine.set_threads(setup.threads);
                 for job in inbox {
                     engine.set_level(job.level);
                     let id = job.id;

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use game::Outcome;
 
-use super::ai::{AiEvent, AiWorker};
+use super::ai::{AiEvent, AiSetup, AiWorker};
 use super::board::PlayGame;
 use super::input::{self, COMMANDS, Input};
 use super::session::{AiUpdate, Session, Submitted, describe_outcome, result_text};
@@ -47,10 +47,10 @@ struct LineMode<G: PlayGame, W: Write> {
 }
 
 /// Plays `session` in line mode until `quit` or the end of input.
-pub fn run<G: PlayGame>(session: Session<G>, seed: u64, intro: &str) -> Result<()> {
+pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, intro: &str) -> Result<()> {
     let (tx, rx) = mpsc::channel::<Event<G::Move>>();
     let ai_tx = tx.clone();
-    let worker = AiWorker::spawn(seed, move |event| {
+    let worker = AiWorker::spawn(ai, move |event| {
         let _ = ai_tx.send(Event::Ai(event));
     });
     // The reader thread blocks on stdin; it is left behind at exit.

@@ -67,6 +67,9 @@ pub struct PlayArgs {
     /// Use the line mode even in a terminal.
     #[arg(long)]
     plain: bool,
+    /// The AI's search threads (two help on two cores: see bench/RESULTS.md).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
 }
 
 /// The level the AI plays at unless told.
@@ -98,6 +101,9 @@ fn play<G: PlayGame>(args: &PlayArgs) -> Result<()> {
     if args.vs == Opponent::Human && args.level.is_some() {
         bail!("--level is for games against the AI, not --vs human");
     }
+    if !(1..=protocol::MAX_THREADS).contains(&args.threads) {
+        bail!("--threads must be 1-{}", protocol::MAX_THREADS);
+    }
     let level = args.level.unwrap_or(DEFAULT_LEVEL);
     let mut players = [Controller::Human; 2];
     if args.vs == Opponent::Ai {
@@ -114,14 +120,17 @@ fn play<G: PlayGame>(args: &PlayArgs) -> Result<()> {
     if let Some(path) = &args.load {
         session.load(path, Instant::now())?;
     }
-    let seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let ai = ai::AiSetup {
+        seed: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64),
+        threads: args.threads,
+    };
     let intro = intro(&session, human, args.vs);
     if args.plain || !std::io::stdout().is_terminal() {
-        line::run(session, seed, &intro)
+        line::run(session, ai, &intro)
     } else {
-        tui::run(session, seed, human)
+        tui::run(session, ai, human)
     }
 }
 

@@ -16,7 +16,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::ai::{AiEvent, AiWorker, Purpose};
+use super::ai::{AiEvent, AiSetup, AiWorker, Purpose};
 use super::board::{Mark, PlayGame, Sq};
 use super::clock::format_clock;
 use super::input::{self, COMMANDS, Input};
@@ -60,9 +60,9 @@ struct App<G: PlayGame> {
 }
 
 /// Plays `session` full-screen until the player quits.
-pub fn run<G: PlayGame>(session: Session<G>, seed: u64, human: Player) -> Result<()> {
+pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, human: Player) -> Result<()> {
     let (tx, ai_events) = mpsc::channel();
-    let worker = AiWorker::spawn(seed, move |event| {
+    let worker = AiWorker::spawn(ai, move |event| {
         let _ = tx.send(event);
     });
     let centre = Sq::new(G::FILES / 2, G::RANKS / 2);
