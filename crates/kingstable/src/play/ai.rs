@@ -170,7 +170,11 @@ mod tests {
     #[test]
     fn the_worker_answers_with_a_legal_move_and_can_be_stopped() {
         let (tx, rx) = mpsc::channel();
-        let worker = AiWorker::<Tafl>::spawn(1, move |event| {
+        let setup = AiSetup {
+            seed: 1,
+            threads: 2,
+        };
+        let worker = AiWorker::<Tafl>::spawn(setup, move |event| {
             let _ = tx.send(event);
         });
         let game = Tafl::new(Rules::COPENHAGEN);
