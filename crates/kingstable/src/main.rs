@@ -5,6 +5,7 @@ mod duration;
 mod matches;
 mod play;
 mod setup;
+mod threads;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -123,7 +124,7 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         /// Search threads per engine.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = threads::parse_threads)]
         threads: usize,
         /// Games played at once.
         #[arg(long, default_value_t = 1)]
@@ -153,7 +154,7 @@ enum Command {
         #[arg(long)]
         nodes: Option<u64>,
         /// Search threads.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = threads::parse_threads)]
         threads: usize,
         /// Transposition table size in MB.
         #[arg(long, default_value_t = engine::DEFAULT_HASH_MB)]
@@ -172,7 +173,7 @@ enum Command {
         depth: Option<u32>,
         /// Also search each position on this many threads and print the time to the
         /// same depth and the speedup (the signature stays the one-thread count).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = threads::parse_threads)]
         threads: usize,
     },
     /// Run as an engine for other programs on standard input and output: UGI for all three

@@ -6,15 +6,12 @@
 
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use engine::bench::{self, BenchLine};
 
 /// Prints one line per position, then the totals; the last line is the signature alone.
 /// Each game is searched to its default depth unless `depth` is given.
 pub fn run(depth: Option<u32>, threads: usize) -> Result<()> {
-    if threads == 0 {
-        bail!("--threads must be at least 1");
-    }
     let parallel = threads > 1;
     print!(
         "{:<11} {:<44} {:>5} {:>12} {:>9} {:>10}",

@@ -21,7 +21,7 @@ pub struct EngineArgs {
     #[arg(long, default_value = "maximum")]
     pub level: Level,
     /// Search threads (UGI option Threads).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::threads::parse_threads)]
     pub threads: usize,
     /// Transposition table size in MB (UGI option Hash).
     #[arg(long, default_value_t = protocol::DEFAULT_HASH_MB)]
@@ -33,9 +33,6 @@ pub struct EngineArgs {
 
 /// Runs the protocol until the peer quits or closes standard input.
 pub fn run(args: &EngineArgs) -> Result<()> {
-    if !(1..=protocol::MAX_THREADS).contains(&args.threads) {
-        anyhow::bail!("--threads must be 1-{}", protocol::MAX_THREADS);
-    }
     if !(1..=protocol::MAX_HASH_MB).contains(&args.hash) {
         anyhow::bail!("--hash must be 1-{} MB", protocol::MAX_HASH_MB);
     }

@@ -68,7 +68,7 @@ pub struct PlayArgs {
     #[arg(long)]
     plain: bool,
     /// The AI's search threads (two help on two cores: see bench/RESULTS.md).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::threads::parse_threads)]
     threads: usize,
 }
 
@@ -100,9 +100,6 @@ fn play<G: PlayGame>(args: &PlayArgs) -> Result<()> {
     };
     if args.vs == Opponent::Human && args.level.is_some() {
         bail!("--level is for games against the AI, not --vs human");
-    }
-    if !(1..=protocol::MAX_THREADS).contains(&args.threads) {
-        bail!("--threads must be 1-{}", protocol::MAX_THREADS);
     }
     let level = args.level.unwrap_or(DEFAULT_LEVEL);
     let mut players = [Controller::Human; 2];
