@@ -292,12 +292,9 @@ fn choose_within_margin<M: Copy>(
     None
 }
 
-/// SplitMix64: a good 64-bit mix for noise and choices, no state.
-pub(crate) fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+/// SplitMix64's output for `x`: a good 64-bit mix for noise and choices, no state.
+pub(crate) fn splitmix(x: u64) -> u64 {
+    game::splitmix64(x).1
 }
 
 /// Iterations go no deeper than this.
