@@ -22,6 +22,7 @@ use super::clock::format_clock;
 use super::input::{self, COMMANDS, Input};
 use super::session::{AiUpdate, Session, Submitted, describe_outcome, result_text};
 use super::text::{cell_char, view_order};
+use games::PieceKind;
 
 /// The keys, as the footer and the help show them.
 const KEYS: &[(&str, &str)] = &[
@@ -65,7 +66,8 @@ pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, human: Player) -> Resu
     let worker = AiWorker::spawn(ai, move |event| {
         let _ = tx.send(event);
     });
-    let centre = Sq::new(G::FILES / 2, G::RANKS / 2);
+    let (files, ranks) = (session.game().files(), session.game().ranks());
+    let centre = Sq::new(files / 2, ranks / 2);
     let mut app = App {
         session,
         worker,
@@ -74,7 +76,7 @@ pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, human: Player) -> Resu
         cursor: centre,
         selected: None,
         // Camelot's second player sits at the top unless the board is turned.
-        flipped: human == Player::Second && !G::FILES.eq(&G::RANKS),
+        flipped: human == Player::Second && files != ranks,
         message: Some((
             "Type a move and Enter, or pick a piece with the arrows and Enter. F1: help".to_owned(),
             false,
@@ -215,11 +217,12 @@ impl<G: PlayGame> App<G> {
         loop {
             file += dx;
             rank += dy;
-            if file < 0 || rank < 0 || file >= G::FILES as i8 || rank >= G::RANKS as i8 {
+            let game = self.session.game();
+            if file < 0 || rank < 0 || file >= game.files() as i8 || rank >= game.ranks() as i8 {
                 return;
             }
             let sq = Sq::new(file as u8, rank as u8);
-            if G::exists(sq) {
+            if game.exists(sq) {
                 self.cursor = sq;
                 return;
             }
@@ -237,7 +240,7 @@ impl<G: PlayGame> App<G> {
             return;
         }
         let cursor = self.cursor;
-        let name = G::square_name(cursor);
+        let name = self.session.game().square_name(cursor);
         match self.selected {
             Some(from) if from == cursor => self.selected = None,
             Some(from) if self.session.destinations(from).contains(&cursor) => {
@@ -251,7 +254,10 @@ impl<G: PlayGame> App<G> {
                 self.selected = Some(cursor);
                 self.say(format!("{name} selected: Enter on a green square moves it"));
             }
-            Some(from) => self.complain(format!("{} cannot go to {name}", G::square_name(from))),
+            Some(from) => {
+                let from = self.session.game().square_name(from);
+                self.complain(format!("{from} cannot go to {name}"));
+            }
             None => self.complain(format!("No move from {name}")),
         }
     }
@@ -338,7 +344,7 @@ impl<G: PlayGame> App<G> {
             Constraint::Length(1),
         ])
         .areas(area);
-        let board_width = 4 + 3 * u16::from(G::FILES) + 5;
+        let board_width = 4 + 3 * u16::from(self.session.game().files()) + 5;
         let [board, side] =
             Layout::horizontal([Constraint::Length(board_width), Constraint::Min(0)]).areas(main);
         frame.render_widget(
@@ -386,13 +392,13 @@ impl<G: PlayGame> App<G> {
     }
 
     fn board_lines(&self) -> Vec<Line<'static>> {
-        let (files, ranks) = view_order::<G>(self.flipped);
         let game = self.session.game();
+        let (files, ranks) = view_order(game, self.flipped);
         let file_letter = |f: u8| {
-            (0..G::RANKS)
-                .map(|r| G::square_name(Sq::new(f, r)))
-                .find(|n| G::parse_square(n).is_some())
-                .and_then(|n| n.chars().next())
+            (0..game.ranks())
+                .map(|r| Sq::new(f, r))
+                .find(|&sq| game.exists(sq))
+                .and_then(|sq| game.square_name(sq).chars().next())
                 .unwrap_or(' ')
         };
         let header: String = std::iter::once("    ".to_owned())
@@ -405,7 +411,10 @@ impl<G: PlayGame> App<G> {
             .map(|from| self.session.destinations(from))
             .unwrap_or_default();
         let last = self.session.history().last();
-        let hint = self.session.hint().map(|(mv, _)| G::move_ends(*mv));
+        let hint = self.session.hint().map(|(mv, _)| {
+            let info = game.move_info(*mv);
+            (info.from, info.to)
+        });
         for &rank in &ranks {
             let mut spans = vec![Span::styled(format!("{:>3} ", rank + 1), dim)];
             for &file in &files {
@@ -424,9 +433,11 @@ impl<G: PlayGame> App<G> {
                 };
                 let mut centre = cell_char(cell);
                 let mut fg = match cell.piece {
-                    Some((_, 'K')) => Color::Indexed(226),
-                    Some((Player::First, _)) if G::FILES == G::RANKS => Color::Indexed(16),
-                    Some((Player::Second, _)) if G::FILES == G::RANKS => Color::Indexed(231),
+                    Some((_, PieceKind::King)) => Color::Indexed(226),
+                    Some((Player::First, _)) if game.files() == game.ranks() => Color::Indexed(16),
+                    Some((Player::Second, _)) if game.files() == game.ranks() => {
+                        Color::Indexed(231)
+                    }
                     Some((Player::First, _)) => Color::Indexed(231),
                     Some((Player::Second, _)) => Color::Indexed(16),
                     None => Color::Indexed(239),
@@ -532,7 +543,9 @@ impl<G: PlayGame> App<G> {
         if let Some(last) = s.history().last() {
             let mut text = format!("Last: {}", last.text);
             if !last.captured.is_empty() {
-                let names: Vec<String> = last.captured.iter().map(|&q| G::square_name(q)).collect();
+                let game = self.session.game();
+                let names: Vec<String> =
+                    last.captured.iter().map(|&q| game.square_name(q)).collect();
                 text.push_str(&format!(" (took {})", names.join(" ")));
             }
             lines.push(Line::raw(text));
