@@ -4,17 +4,15 @@ mod commands;
 mod duration;
 mod matches;
 mod play;
-mod setup;
 mod threads;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use game::{GameKind, Player};
-
-use crate::setup::Setup;
+use games::{AnyGame, PositionError, Variations, with_game};
 
 /// Kingstable: exact rules, AI and records for Fetlar and Copenhagen Hnefatafl and
 /// Camelot.
@@ -209,17 +207,44 @@ pub struct PositionArgs {
 }
 
 impl PositionArgs {
-    fn build<G: Setup>(&self) -> Result<G> {
+    /// The game these options describe: the start position, or `--position` (its side
+    /// to move given in the string or by `--side`, not both differently), then `--moves`.
+    fn build(&self) -> Result<AnyGame> {
         let side: Option<Player> = self
             .side
             .as_deref()
             .map(|s| self.game.parse_side(s))
             .transpose()?;
-        let mut game = G::setup(self.game, self.position.as_deref(), side, true)?;
+        let mut game = match &self.position {
+            None if side.is_some() => bail!("--side needs --position"),
+            None => AnyGame::start(self.game),
+            Some(text) => {
+                AnyGame::from_position_and_side(self.game, text, side, Variations::default())
+                    .map_err(|err| self.position_error(text, err))?
+            }
+        };
         if let Some(moves) = &self.moves {
-            setup::play_moves(&mut game, moves)?;
+            let texts: Vec<&str> = moves.split_whitespace().collect();
+            game.play_texts(&texts).context("--moves")?;
         }
         Ok(game)
+    }
+
+    /// What is wrong with `--position` (and `--side`), in the command line's words.
+    fn position_error(&self, text: &str, err: PositionError) -> anyhow::Error {
+        let sides = || {
+            let [first, second] = Player::BOTH.map(|p| self.game.side_name(p));
+            format!("{first}|{second}")
+        };
+        match err {
+            PositionError::MissingSide { .. } => {
+                anyhow::anyhow!("--position {text:?}: {err} (or give --side {})", sides())
+            }
+            PositionError::SideConflict { .. } => {
+                anyhow::anyhow!("--position and --side disagree: {err}")
+            }
+            _ => anyhow::anyhow!("bad --position {text:?}: {err}"),
+        }
     }
 }
 
@@ -247,32 +272,17 @@ fn parse_kind(text: &str) -> Result<GameKind, String> {
         .map_err(|e: game::ParseGameKindError| e.to_string())
 }
 
-/// Runs `$run::<G>(args…)` with `G` the game type of `$kind`.
-macro_rules! for_game {
-    ($kind:expr, $($run:ident)::+, $($arg:expr),*) => {
-        match $kind {
-            GameKind::Fetlar | GameKind::Copenhagen => $($run)::+::<tafl::Tafl>($($arg),*),
-            GameKind::Camelot => $($run)::+::<camelot::Camelot>($($arg),*),
-        }
-    };
-}
-
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Perft {
             position,
             depth,
             divide,
-        } => for_game!(
-            position.game,
-            commands::perft::run,
-            &position,
-            depth,
-            divide
-        )?,
-        Command::Moves { position, json } => {
-            for_game!(position.game, commands::moves::run, &position, json)?;
+        } => {
+            let game = position.build()?;
+            with_game!(game, g => commands::perft::run(g, depth, divide))?;
         }
+        Command::Moves { position, json } => commands::moves::run(&position.build()?, json)?,
         Command::Replay {
             game,
             repetition,
@@ -326,7 +336,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .with_context(|| format!("cannot read {}", path.display()))?,
                 None => matches::builtin_openings(game).to_owned(),
             };
-            let openings = for_game!(game, matches::parse_openings, game, &openings_text)?;
+            let openings = matches::parse_openings(game, &openings_text)?;
             let config = matches::MatchConfig {
                 kind: game,
                 players: [engine1, engine2],
@@ -340,7 +350,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 verbose,
                 resume,
             };
-            for_game!(game, matches::run, &config)?;
+            with_game!(AnyGame::start(game), start => matches::run(&config, &start))?;
         }
         Command::Analyze {
             position,
@@ -359,7 +369,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 hash_mb: hash,
                 level,
             };
-            for_game!(position.game, commands::analyze::run, &position, &options)?;
+            let game = position.build()?;
+            with_game!(game, g => commands::analyze::run(g, &options))?;
         }
         Command::Bench { depth, threads } => commands::bench::run(depth, threads)?,
         Command::Engine(args) => commands::engine::run(&args)?,

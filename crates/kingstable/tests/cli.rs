@@ -132,9 +132,11 @@ fn bad_input_gets_a_clear_error_and_status_2() {
             vec!["moves", "--game", "fetlar", "--moves", "d1-d3 d3-d9"],
             "move 2",
         ),
+        // A malformed position is reported as what is wrong with it, with or without
+        // --side.
         (
             vec!["moves", "--game", "fetlar", "--position", "/11/"],
-            "--side",
+            "11 ranks",
         ),
         (
             vec![

@@ -30,7 +30,6 @@ pub mod otep;
 mod output;
 mod search;
 mod session;
-mod table;
 pub mod ugi;
 
 pub use engine::{DEFAULT_HASH_MB, Level};

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use engine::{Clock, DefaultEngine, EngineGame, Limits, Score};
 use game::{Game, GameKind, Player};
+use games::AnyGame;
 use tafl::otg::OpenTaflRules;
 use tafl::{ATTACKERS, Move, Position, Rules, Tafl};
 
@@ -501,7 +502,11 @@ impl OtepSession {
         };
         if let Some(next) = bases
             .iter()
-            .filter_map(|base| crate::table::with_moves(base, &texts).ok())
+            .filter_map(|base| {
+                let mut game = AnyGame::from(base.clone());
+                game.play_texts(&texts).ok()?;
+                game.as_tafl().cloned()
+            })
             .find(agrees)
         {
             self.game = Some(next);

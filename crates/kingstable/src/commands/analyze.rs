@@ -8,9 +8,6 @@ use anyhow::{Context, Result, bail};
 use engine::{DefaultEngine, EngineGame, Level, Limits, Score, SearchInfo};
 use game::{Game, Player};
 
-use crate::PositionArgs;
-use crate::setup::Setup;
-
 /// How long or deep to search, and with what.
 #[derive(Clone, Debug)]
 pub struct AnalyzeOptions {
@@ -83,11 +80,7 @@ fn nps_text(nps: u64) -> String {
 }
 
 /// Prints the board, a line per completed depth and the best move.
-pub fn run<G: Setup + EngineGame + Board>(
-    position: &PositionArgs,
-    options: &AnalyzeOptions,
-) -> Result<()> {
-    let game: G = position.build()?;
+pub fn run<G: EngineGame + Board>(game: G, options: &AnalyzeOptions) -> Result<()> {
     println!("{}", game.board());
     println!("{}", game.position_string());
     if let Some(outcome) = game.outcome() {

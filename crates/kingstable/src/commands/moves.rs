@@ -1,23 +1,20 @@
 //! `kingstable moves`: the legal moves of a position.
 
 use anyhow::Result;
+use game::Game;
+use games::AnyGame;
 use serde::Serialize;
-
-use crate::PositionArgs;
-use crate::setup::Setup;
 
 #[derive(Serialize)]
 struct MoveJson {
     #[serde(rename = "move")]
     text: String,
-    captures: u32,
+    captures: usize,
 }
 
 /// One move per line in the game's notation with its captures, or a JSON array.
-pub fn run<G: Setup>(position: &PositionArgs, json: bool) -> Result<()> {
-    let game: G = position.build()?;
-    let mut moves = Vec::new();
-    game.legal_moves(&mut moves);
+pub fn run(game: &AnyGame, json: bool) -> Result<()> {
+    let moves = game.legal_moves_info();
     if let Some(outcome) = game.outcome() {
         eprintln!(
             "the game is over: {} ({})",
@@ -27,16 +24,16 @@ pub fn run<G: Setup>(position: &PositionArgs, json: bool) -> Result<()> {
     }
     if json {
         let list: Vec<MoveJson> = moves
-            .iter()
-            .map(|&mv| MoveJson {
-                text: game.format_move(mv),
-                captures: game.captures(mv),
+            .into_iter()
+            .map(|info| MoveJson {
+                captures: info.captures.len(),
+                text: info.text,
             })
             .collect();
         println!("{}", serde_json::to_string(&list)?);
     } else {
-        for mv in moves {
-            println!("{}", game.format_move(mv));
+        for info in moves {
+            println!("{}", info.text);
         }
     }
     Ok(())

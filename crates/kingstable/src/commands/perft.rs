@@ -4,14 +4,11 @@ use std::io::IsTerminal;
 use std::time::Instant;
 
 use anyhow::Result;
-
-use crate::PositionArgs;
-use crate::setup::Setup;
+use game::Game;
 
 /// Prints `move: count` lines with `divide`, then the total alone on the last line.
 /// Timing and (for deep runs on a terminal) progress go to stderr.
-pub fn run<G: Setup>(position: &PositionArgs, depth: u32, divide: bool) -> Result<()> {
-    let mut game: G = position.build()?;
+pub fn run<G: Game>(mut game: G, depth: u32, divide: bool) -> Result<()> {
     let started = Instant::now();
     let show_progress = !divide && depth >= 5 && std::io::stderr().is_terminal();
     let total = if divide || show_progress {

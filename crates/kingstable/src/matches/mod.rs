@@ -18,8 +18,8 @@ use anyhow::{Context, Result, bail};
 use engine::{Clock, EngineGame};
 use game::{EndReason, Game, GameKind, Outcome, Player as Side};
 use games::record::ReplayOptions;
+use games::{AnyGame, Board};
 
-use crate::setup::Setup;
 use player::{Choice, Player, PlayerError, TimeControl, player_from_spec};
 use stats::Tally;
 
@@ -36,26 +36,22 @@ pub fn builtin_openings(kind: GameKind) -> &'static str {
 /// Reads an openings file: one opening per line, moves separated by spaces; `#` starts a
 /// comment; blank lines are skipped. Every opening must be legal and leave the game
 /// going.
-pub fn parse_openings<G: Setup>(kind: GameKind, text: &str) -> Result<Vec<Vec<String>>> {
+pub fn parse_openings(kind: GameKind, text: &str) -> Result<Vec<Vec<String>>> {
     let mut openings = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let mut game = G::setup(kind, None, None, true)?;
-        let mut moves = Vec::new();
-        for text in line.split_whitespace() {
-            let mv = game
-                .parse_move(text)
-                .with_context(|| format!("openings line {}: {text}", i + 1))?;
-            moves.push(game.format_move(mv));
-            game.play(mv);
-        }
+        let mut game = AnyGame::start(kind);
+        let texts: Vec<&str> = line.split_whitespace().collect();
+        let played = game
+            .play_texts(&texts)
+            .with_context(|| format!("openings line {}", i + 1))?;
         if game.outcome().is_some() {
             bail!("openings line {}: the game is already over", i + 1);
         }
-        openings.push(moves);
+        openings.push(played.into_iter().map(|info| info.text).collect());
     }
     if openings.is_empty() {
         bail!("no openings");
@@ -153,15 +149,15 @@ fn side_name(kind: GameKind, side: Side) -> String {
 }
 
 /// Plays one game between `first` (moves first) and `second`.
-pub fn play_game<G: Setup>(
+pub fn play_game<G: Board>(
     config: &MatchConfig,
+    start: &G,
     index: usize,
     opening: &[String],
     first: &mut dyn Player<G>,
     second: &mut dyn Player<G>,
 ) -> Result<GameReport> {
     let kind = config.kind;
-    let start: G = G::setup(kind, None, None, true)?;
     let mut game = start.clone();
     let mut opening_moves = Vec::new();
     for text in opening {
@@ -183,7 +179,7 @@ pub fn play_game<G: Setup>(
     let mut players: [&mut dyn Player<G>; 2] = [first, second];
     let mut outcome: Option<Outcome> = None;
     for (i, player) in players.iter_mut().enumerate() {
-        match player.new_game(&start, &opening_moves) {
+        match player.new_game(start, &opening_moves) {
             Ok(()) => {}
             Err(PlayerError::Refused(reason)) => report.refusal = Some(reason),
             Err(PlayerError::Failed(err)) => {
@@ -426,7 +422,7 @@ fn endings(games: &[GameReport]) -> Option<String> {
 }
 
 /// Runs the match, printing progress, and returns the summary.
-pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
+pub fn run<G: Board + EngineGame>(config: &MatchConfig, start: &G) -> Result<Summary> {
     let extension = if config.kind.is_tafl() { "otg" } else { "txt" };
     let record_path = |dir: &std::path::Path, index: usize| {
         dir.join(format!("game-{:03}.{extension}", index + 1))
@@ -494,9 +490,9 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
                     let opening = &config.openings[(index / 2) % config.openings.len()];
                     let [a, b] = &mut players;
                     let result = if index.is_multiple_of(2) {
-                        play_game(config, index, opening, a.as_mut(), b.as_mut())
+                        play_game(config, start, index, opening, a.as_mut(), b.as_mut())
                     } else {
-                        play_game(config, index, opening, b.as_mut(), a.as_mut())
+                        play_game(config, start, index, opening, b.as_mut(), a.as_mut())
                     };
                     if sender.send(result).is_err() {
                         return;
@@ -558,6 +554,11 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
 mod tests {
     use super::*;
 
+    /// The start position of the configured game, as the game type `G`.
+    fn start<G: Board>(config: &MatchConfig) -> G {
+        G::from_any(AnyGame::start(config.kind)).expect("the game type of the configured game")
+    }
+
     fn config(kind: GameKind, players: [&str; 2], games: usize) -> MatchConfig {
         MatchConfig {
             kind,
@@ -577,22 +578,16 @@ mod tests {
     #[test]
     fn builtin_openings_are_legal() {
         for kind in GameKind::ALL {
-            let openings = match kind {
-                GameKind::Camelot => {
-                    parse_openings::<camelot::Camelot>(kind, builtin_openings(kind))
-                }
-                _ => parse_openings::<tafl::Tafl>(kind, builtin_openings(kind)),
-            }
-            .unwrap();
+            let openings = parse_openings(kind, builtin_openings(kind)).unwrap();
             assert!(openings.len() >= 20, "{kind}: {}", openings.len());
         }
     }
 
     #[test]
     fn bad_openings_are_refused_with_the_line() {
-        let err = parse_openings::<tafl::Tafl>(GameKind::Fetlar, "d1-d3\n\nd1-d9\n").unwrap_err();
+        let err = parse_openings(GameKind::Fetlar, "d1-d3\n\nd1-d9\n").unwrap_err();
         assert!(format!("{err:#}").contains("line 3"), "{err:#}");
-        assert!(parse_openings::<tafl::Tafl>(GameKind::Fetlar, "# nothing\n").is_err());
+        assert!(parse_openings(GameKind::Fetlar, "# nothing\n").is_err());
     }
 
     #[test]
@@ -601,7 +596,7 @@ mod tests {
         cfg.openings = vec![vec!["d1-d3".into(), "h6-h9".into()]];
         let mut a = player::LevelPlayer::<tafl::Tafl>::new(engine::Level::Beginner, 1);
         let mut b = player::LevelPlayer::<tafl::Tafl>::new(engine::Level::Casual, 1);
-        let report = play_game(&cfg, 0, &cfg.openings[0], &mut a, &mut b).unwrap();
+        let report = play_game(&cfg, &start(&cfg), 0, &cfg.openings[0], &mut a, &mut b).unwrap();
         assert!(report.outcome.is_some());
         assert!(report.plies >= 2 && report.plies <= 60);
         assert!(report.record.starts_with("[Event:Kingstable match]"));
@@ -616,7 +611,7 @@ mod tests {
         cfg.draw_after = Some(4);
         let mut a = player::GreedyPlayer::<camelot::Camelot>::new();
         let mut b = player::GreedyPlayer::<camelot::Camelot>::new();
-        let report = play_game(&cfg, 0, &[], &mut a, &mut b).unwrap();
+        let report = play_game(&cfg, &start(&cfg), 0, &[], &mut a, &mut b).unwrap();
         match report.outcome {
             Some(o) if o.reason == EndReason::Adjudication => assert_eq!(report.plies, 4),
             Some(_) => assert!(report.plies <= 4),
@@ -631,7 +626,7 @@ mod tests {
         let mut a = player::LevelPlayer::<tafl::Tafl>::new(engine::Level::Beginner, 1);
         let mut b = player::GreedyPlayer::<tafl::Tafl>::new();
         // Game 3 (index 2): the second opening, player A first.
-        let played = play_game(&cfg, 2, &cfg.openings[1], &mut a, &mut b).unwrap();
+        let played = play_game(&cfg, &start(&cfg), 2, &cfg.openings[1], &mut a, &mut b).unwrap();
         let read = report_from_record(&cfg, 2, &played.record).unwrap();
         assert_eq!(read.outcome, played.outcome);
         assert_eq!(read.plies, played.plies);
@@ -664,7 +659,7 @@ mod tests {
         cfg.draw_after = Some(6);
         let mut a = player::GreedyPlayer::<camelot::Camelot>::new();
         let mut b = player::GreedyPlayer::<camelot::Camelot>::new();
-        let mut played = play_game(&cfg, 1, &[], &mut b, &mut a).unwrap();
+        let mut played = play_game(&cfg, &start(&cfg), 1, &[], &mut b, &mut a).unwrap();
         let read = report_from_record(&cfg, 1, &played.record).unwrap();
         assert_eq!(read.outcome, played.outcome);
         assert_eq!(read.plies, 6);
@@ -695,7 +690,7 @@ mod tests {
     /// over by its own rules (as hnefatafl.org's program does after 140 plies).
     struct StopsAt(usize);
 
-    impl<G: Setup> Player<G> for StopsAt {
+    impl<G: Board> Player<G> for StopsAt {
         fn name(&self) -> String {
             "stops".into()
         }
@@ -720,7 +715,7 @@ mod tests {
         let cfg = config(GameKind::Copenhagen, ["greedy", "stops"], 1);
         let mut a = player::GreedyPlayer::<tafl::Tafl>::new();
         let mut b = StopsAt(5);
-        let report = play_game::<tafl::Tafl>(&cfg, 0, &[], &mut a, &mut b).unwrap();
+        let report = play_game::<tafl::Tafl>(&cfg, &start(&cfg), 0, &[], &mut a, &mut b).unwrap();
         // Nobody can win in two moves each from the start: the game reaches ply 5.
         assert_eq!(report.plies, 5);
         assert_eq!(report.outcome, None);
@@ -784,7 +779,7 @@ mod tests {
     #[test]
     fn a_short_match_adds_up() {
         let cfg = config(GameKind::Fetlar, ["level:2", "greedy"], 2);
-        let summary = run::<tafl::Tafl>(&cfg).unwrap();
+        let summary = run::<tafl::Tafl>(&cfg, &start(&cfg)).unwrap();
         assert_eq!(summary.games.len(), 2);
         assert_eq!(summary.tally.games(), 2);
         assert!(summary.games[0].a_first && !summary.games[1].a_first);
@@ -793,8 +788,8 @@ mod tests {
     #[test]
     fn unknown_players_are_refused() {
         let cfg = config(GameKind::Fetlar, ["level:9", "greedy"], 2);
-        assert!(run::<tafl::Tafl>(&cfg).is_err());
+        assert!(run::<tafl::Tafl>(&cfg, &start(&cfg)).is_err());
         let cfg = config(GameKind::Camelot, ["htp:whatever", "greedy"], 2);
-        assert!(run::<camelot::Camelot>(&cfg).is_err());
+        assert!(run::<camelot::Camelot>(&cfg, &start(&cfg)).is_err());
     }
 }

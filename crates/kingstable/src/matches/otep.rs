@@ -19,7 +19,7 @@ use game::Player as Side;
 
 use super::htp::spawn_piped;
 use super::player::{Choice, Player, PlayerError, TimeControl};
-use crate::setup::Setup;
+use games::Board;
 
 /// How long the greeting and the rules may take.
 const QUICK: Duration = Duration::from_secs(30);
@@ -107,8 +107,9 @@ impl OtepPlayer {
         }
     }
 
-    fn start<G: Setup>(&mut self, start: &G) -> Result<(), PlayerError> {
+    fn start<G: Board>(&mut self, start: &G) -> Result<(), PlayerError> {
         let (rules, _) = start
+            .to_any()
             .opentafl()
             .context("otep: OpenTafl engines play tafl only")?;
         let program = self.command.split_whitespace().next().unwrap_or_default();
@@ -131,12 +132,12 @@ impl OtepPlayer {
         Ok(())
     }
 
-    fn board<G: Setup>(game: &G) -> Result<String> {
-        Ok(game.opentafl().context("otep: not a tafl game")?.1)
+    fn board<G: Board>(game: &G) -> Result<String> {
+        Ok(game.to_any().opentafl().context("otep: not a tafl game")?.1)
     }
 }
 
-impl<G: Setup> Player<G> for OtepPlayer {
+impl<G: Board> Player<G> for OtepPlayer {
     fn name(&self) -> String {
         let program = self.command.split_whitespace().next().unwrap_or("otep");
         program.rsplit('/').next().unwrap_or(program).to_owned()

@@ -11,7 +11,7 @@ use game::{Game, GameKind};
 use super::htp::{HtpPlayer, Transport};
 use super::otep::OtepPlayer;
 use super::ugi::UgiPlayer;
-use crate::setup::Setup;
+use games::Board;
 
 /// What a player answers when asked for a move.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,7 +80,7 @@ pub trait Player<G: Game>: Send {
 /// (a program speaking the hnefatafl.org text protocol on stdin, Copenhagen only) or
 /// `htp-host:COMMAND` (the same program in its TCP `--host` mode, where it takes
 /// `--depth`).
-pub fn player_from_spec<G: EngineGame + Setup>(
+pub fn player_from_spec<G: EngineGame + Board>(
     spec: &str,
     kind: GameKind,
     threads: usize,

@@ -11,7 +11,7 @@ use protocol::client::UgiClient;
 use protocol::ugi::Go;
 
 use super::player::{Choice, Player, PlayerError, TimeControl};
-use crate::setup::Setup;
+use games::Board;
 
 /// How long the handshake and other quick commands may take.
 const QUICK: Duration = Duration::from_secs(30);
@@ -62,7 +62,7 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-impl<G: Setup> Player<G> for UgiPlayer {
+impl<G: Board> Player<G> for UgiPlayer {
     fn name(&self) -> String {
         self.name.clone()
     }

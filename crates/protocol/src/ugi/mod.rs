@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use camelot::Camelot;
 use engine::{DefaultEngine, EngineGame, Level, Limits, Score};
-use game::{GameKind, Player};
+use game::{Game, GameKind, Player};
+use games::AnyGame;
 use tafl::Tafl;
 
 use crate::output::Output;
@@ -19,7 +20,6 @@ use crate::search::{
     wait_for_stop,
 };
 use crate::session::{Flow, Session};
-use crate::table::AnyGame;
 
 /// The name the engine gives in `id name`.
 pub const ENGINE_NAME: &str = concat!("Kingstable ", env!("CARGO_PKG_VERSION"));
@@ -241,9 +241,14 @@ impl UgiSession {
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
         let base = match fen {
             None => Ok(AnyGame::start(self.variant)),
-            Some(text) => AnyGame::from_position(self.variant, text),
+            Some(text) => AnyGame::from_position(self.variant, text)
+                .map_err(|e| format!("bad {} position {text:?}: {e}", self.variant)),
         };
-        match base.and_then(|game| game.with_moves(moves)) {
+        let played = base.and_then(|mut game| match game.play_texts(moves) {
+            Ok(_) => Ok(game),
+            Err(err) => Err(err.to_string()),
+        });
+        match played {
             Ok(game) => self.game = game,
             Err(message) => self.error(format!("position: {message}")),
         }
@@ -303,7 +308,13 @@ impl UgiSession {
                 Some(Some(Player::First)) => "p1win".into(),
                 Some(Some(Player::Second)) => "p2win".into(),
             },
-            Query::Moves => self.game.legal_move_texts().join(" "),
+            Query::Moves => self
+                .game
+                .legal_moves_info()
+                .into_iter()
+                .map(|info| info.text)
+                .collect::<Vec<_>>()
+                .join(" "),
             Query::Position => self.game.position_string(),
             Query::Reason => outcome.map_or("none", |o| o.reason.as_str()).into(),
         };
