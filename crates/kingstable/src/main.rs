@@ -58,7 +58,7 @@ enum Command {
         /// Print one JSON object per game (JSON Lines) instead of a summary.
         #[arg(long)]
         json: bool,
-        /// Record files.
+        /// Record files (`-` for standard input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -78,7 +78,7 @@ enum Command {
         /// Write here instead of to standard output.
         #[arg(long, short)]
         output: Option<PathBuf>,
-        /// Record files.
+        /// Record files (`-` for standard input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },

@@ -1,13 +1,32 @@
 //! The `kingstable` binary driven as a user or script would.
 
+use std::io::Write as _;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 fn kingstable(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kingstable"))
         .args(args)
         .output()
         .expect("the binary runs")
+}
+
+/// Runs the binary with `input` on its standard input.
+fn kingstable_with_input(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kingstable"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
 }
 
 fn stdout(output: &Output) -> String {
@@ -160,6 +179,181 @@ fn bad_input_gets_a_clear_error_and_status_2() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(expected), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn position_errors_say_what_is_wrong_and_refuse_conflicts() {
+    const TAFL_START: &str =
+        "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/";
+    const CAMELOT_BOARD: &str =
+        "2/8/10/12/12/2nmmmmmmn2/3nmmmmn3/12/12/3NMMMMN3/2NMMMMMMN2/12/12/10/8/2";
+    let attackers = format!("{TAFL_START} attackers");
+    let white = format!("{CAMELOT_BOARD} w 0 0 0");
+    for (args, expected) in [
+        // Malformed, no --side: what is wrong with the board, not a missing side.
+        (
+            vec!["moves", "--game", "camelot", "--position", "2/8/10"],
+            "expected 16",
+        ),
+        (
+            vec![
+                "moves",
+                "--game",
+                "copenhagen",
+                "--position",
+                "/3ttttt3/5x5/",
+            ],
+            "expected 11 ranks",
+        ),
+        // A sound board without a side asks for one.
+        (
+            vec!["moves", "--game", "fetlar", "--position", TAFL_START],
+            "or give --side attackers|defenders",
+        ),
+        (
+            vec!["moves", "--game", "camelot", "--position", CAMELOT_BOARD],
+            "or give --side white|black",
+        ),
+        // A side in the string and a different --side conflict.
+        (
+            vec![
+                "moves",
+                "--game",
+                "fetlar",
+                "--position",
+                &attackers,
+                "--side",
+                "defenders",
+            ],
+            "--position and --side disagree: the position has the attackers to move",
+        ),
+        (
+            vec![
+                "moves",
+                "--game",
+                "camelot",
+                "--position",
+                &white,
+                "--side",
+                "black",
+            ],
+            "--position and --side disagree: the position has the white to move",
+        ),
+        (
+            vec!["moves", "--game", "fetlar", "--side", "defenders"],
+            "--side needs --position",
+        ),
+    ] {
+        let out = kingstable(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("needs --side"), "{args:?}: {err}");
+    }
+    // The same side both ways is fine.
+    for (game, position, side, count) in [
+        ("copenhagen", attackers.as_str(), "attackers", "116"),
+        ("camelot", white.as_str(), "white", "100"),
+    ] {
+        let out = kingstable(&[
+            "perft",
+            "--game",
+            game,
+            "--depth",
+            "1",
+            "--position",
+            position,
+            "--side",
+            side,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(stdout(&out).lines().last(), Some(count));
+    }
+}
+
+#[test]
+fn replay_goes_on_past_a_game_with_a_move_after_its_end() {
+    let moves = temp_file(
+        "after-the-end.txt",
+        "d1-d3 e5-e2\n\nd1-d3 --- e5-e2\nd1-d3 h6-h9 timeout\n",
+    );
+    let record = data("millar_vs_schachus_2015.otg");
+    let out = kingstable(&["replay", "--game", "copenhagen", "--json", &moves, &record]);
+    assert_eq!(out.status.code(), Some(1), "one game has an error");
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "every game of both files is reported");
+    let bad = &lines[1];
+    assert_eq!(
+        (bad["game"].clone(), bad["index"].clone()),
+        (3.into(), 2.into())
+    );
+    assert_eq!(bad["line"], 3);
+    assert_eq!(bad["plies"], 1);
+    assert_eq!(bad["error"]["ply"], 2);
+    assert_eq!(bad["error"]["move"], "e5-e2");
+    assert_eq!(bad["error"]["line"], 3);
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("after the end of the game"),
+        "{bad}"
+    );
+    assert_eq!(lines[2]["reason"], "timeout");
+    assert_eq!(lines[3]["plies"], 68);
+    assert_eq!(lines[3]["error"], serde_json::Value::Null);
+
+    let out = kingstable(&["replay", "--game", "copenhagen", &moves, &record]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.starts_with("game 1: 2 plies, ongoing\n"), "{text}");
+    assert!(
+        text.contains("game 2, line 3: ERROR at ply 2 (e5-e2): \"e5-e2\" after the end"),
+        "{text}"
+    );
+    assert!(
+        text.contains("game 3, line 4: 2 plies, defenders win by timeout"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("4 games replayed, 1 with errors\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn replay_reads_standard_input_and_names_game_and_line() {
+    let score = "[Round 1]\n\n1. d1-d3 h6-h9\n2. d3-d9\n[Round 2]\n\n1. d1-d3\n";
+    let out = kingstable_with_input(&["replay", "--game", "fetlar", "-"], score);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("-: game 1: ERROR at ply 3 (d3-d9), line 4: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("-: game 2, line 5: 1 plies, ongoing"),
+        "{text}"
+    );
+    let out = kingstable_with_input(&["replay", "--game", "fetlar", "--json", "-"], score);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(first["game"], "-:1");
+    assert_eq!(first["error"]["line"], 4);
+    // convert reads standard input too.
+    let out = kingstable_with_input(
+        &["convert", "--game", "fetlar", "--to", "moves", "-"],
+        "d1-d3 h6-h9 ---\n",
+    );
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "d1-d3 h6-h9 ---\n");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use game::GameKind;
 use games::record::{write, write_moves};
 
-use crate::commands::replay::options;
+use crate::commands::replay::{options, read_input};
 
 /// The forms `convert` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -31,8 +31,7 @@ pub fn run(
 ) -> Result<()> {
     let mut out = String::new();
     for path in files {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = read_input(path)?;
         for read in games::record::read(kind, &text, options(repetition)) {
             let fault = match &read.replay {
                 Ok(replay) => replay.fault.as_ref(),

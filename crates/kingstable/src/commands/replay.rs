@@ -1,6 +1,7 @@
 //! `kingstable replay`: check recorded games move by move against the rules.
 
-use std::path::PathBuf;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use game::{EndReason, Game, GameKind};
@@ -22,11 +23,13 @@ pub enum Label {
 /// The first thing wrong in a game.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct ReplayError {
-    /// The 1-based ply of the bad move.
+    /// The 1-based ply of the bad move (0: the start position).
     pub ply: usize,
     /// The move as written.
     #[serde(rename = "move")]
     pub text: String,
+    /// The 1-based line of the file it is on.
+    pub line: usize,
     /// What is wrong with it.
     pub message: String,
 }
@@ -36,6 +39,10 @@ pub struct ReplayError {
 pub struct Report {
     /// Which game.
     pub game: Label,
+    /// The 1-based number of the game in its file.
+    pub index: usize,
+    /// The 1-based line of the file where it starts.
+    pub line: usize,
     /// The moves played (before an error).
     pub plies: usize,
     /// `ongoing`, `draw` or `<side>_win`.
@@ -55,12 +62,15 @@ impl Report {
         };
         Report {
             game,
+            index: read.index,
+            line: read.line,
             plies,
             status: kind.status_name(outcome),
             reason: outcome.map(|o| o.reason),
             error: fault.map(|fault| ReplayError {
                 ply: fault.ply,
                 text: fault.text.clone(),
+                line: fault.line,
                 message: fault.error.to_string(),
             }),
         }
@@ -79,14 +89,27 @@ pub fn options(repetition: bool) -> ReplayOptions {
     }
 }
 
-/// Reads every file (any unreadable one stops everything before output), replays every
-/// game in order, prints a summary or JSON Lines, and returns whether any game had an
-/// error.
+/// The text of a record file, or of standard input for `-`.
+pub fn read_input(path: &Path) -> Result<String> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read standard input")?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+    }
+}
+
+/// Reads every file (`-`: standard input; any unreadable one stops everything before
+/// output), replays every game in order, a game that cannot be read or replayed
+/// reported with its error and the rest read on, prints a summary or JSON Lines, and
+/// returns whether any game had an error.
 pub fn run(kind: GameKind, files: &[PathBuf], repetition: bool, json: bool) -> Result<bool> {
     let mut inputs = Vec::new();
     for path in files {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = read_input(path)?;
         let score = game::record::is_score(&text);
         inputs.push((
             path,
@@ -111,7 +134,8 @@ pub fn run(kind: GameKind, files: &[PathBuf], repetition: bool, json: bool) -> R
             if json {
                 println!("{}", serde_json::to_string(&report)?);
             } else {
-                println!("{}", describe(&report, kind));
+                let several = reads.len() > 1;
+                println!("{}", describe(&report, *score, several, &name));
             }
         }
     }
@@ -121,22 +145,41 @@ pub fn run(kind: GameKind, files: &[PathBuf], repetition: bool, json: bool) -> R
     Ok(errors > 0)
 }
 
-fn describe(report: &Report, kind: GameKind) -> String {
-    let label = match &report.game {
-        Label::Line(n) => format!("line {n}"),
-        Label::Name(name) => name.clone(),
+/// `game N`, with `line L` where the two differ.
+fn game_and_line(index: usize, line: usize) -> String {
+    if index == line {
+        format!("game {index}")
+    } else {
+        format!("game {index}, line {line}")
+    }
+}
+
+/// One game's line of the summary: which game (`game 2, line 3` in a move list; the
+/// file, and `game 2, line 14` if it holds several), then its plies and ending or its
+/// error (with the error's line where that is not the game's).
+fn describe(report: &Report, score: bool, several: bool, file: &str) -> String {
+    let label = match (score, several) {
+        (false, _) => game_and_line(report.index, report.line),
+        (true, false) => file.to_owned(),
+        (true, true) => format!("{file}: {}", game_and_line(report.index, report.line)),
     };
     match &report.error {
-        Some(err) => format!(
-            "{label}: ERROR at ply {} ({}): {}",
-            err.ply, err.text, err.message
-        ),
+        Some(err) => {
+            let at = if err.line == report.line {
+                String::new()
+            } else {
+                format!(", line {}", err.line)
+            };
+            format!(
+                "{label}: ERROR at ply {} ({}){at}: {}",
+                err.ply, err.text, err.message
+            )
+        }
         None => {
             let ending = match report.reason {
                 Some(reason) => format!("{} by {}", report.status.replace('_', " "), reason),
                 None => "ongoing".to_owned(),
             };
-            let _ = kind;
             format!("{label}: {} plies, {ending}", report.plies)
         }
     }
