@@ -61,7 +61,7 @@ impl Add<Duration> for Timestamp {
 }
 
 /// A duration in whole milliseconds (saturating).
-fn millis(d: Duration) -> u64 {
+pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
@@ -136,6 +136,13 @@ impl TimeControl {
             TimeControl::Fischer { increment, .. } => increment,
             _ => Duration::ZERO,
         }
+    }
+}
+
+impl Default for TimeControl {
+    /// Untimed.
+    fn default() -> TimeControl {
+        TimeControl::Untimed
     }
 }
 
