@@ -37,7 +37,7 @@ pub use clock::{
 };
 pub use table::{
     Ending, Error, Event, EventKind, LoadError, Options, PlayedMove, Session, SessionData, Status,
-    StoredMove, Takeback, Takebacks,
+    StoredMove, Takeback, Takebacks, timeout_outcome,
 };
 
 pub use games::{AnyGame, AnyMove, MoveInfo, Square, Variations};

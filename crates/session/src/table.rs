@@ -456,31 +456,9 @@ impl Session {
             return None;
         }
         let loser = self.clocks.flagged(now)?;
-        let outcome = if self.kind().is_tafl() || self.can_win(loser.other()) {
-            Outcome::loss(loser, EndReason::Timeout)
-        } else {
-            Outcome::draw(EndReason::Timeout)
-        };
+        let outcome = timeout_outcome(&self.game, loser);
         self.end(outcome, now);
         Some(outcome)
-    }
-
-    /// Whether `player` has the material to win: in Camelot, two pieces or more (every
-    /// way to win needs two); in tafl, always.
-    fn can_win(&self, player: Player) -> bool {
-        if self.kind().is_tafl() {
-            return true;
-        }
-        let mut count = 0;
-        for file in 0..self.game.files() {
-            for rank in 0..self.game.ranks() {
-                let cell = self.game.cell(Square::new(file, rank));
-                if cell.piece.is_some_and(|(owner, _)| owner == player) {
-                    count += 1;
-                }
-            }
-        }
-        count >= 2
     }
 
     fn end(&mut self, outcome: Outcome, now: Timestamp) {
@@ -816,6 +794,31 @@ impl Session {
             revision: data.revision,
             events: data.events,
         })
+    }
+}
+
+/// The result when `loser`'s time runs out in `game`: in tafl they lose; in Camelot too,
+/// unless the opponent has one piece or fewer and so cannot win (every way to win, W1 to
+/// W3, needs two pieces): then it is a draw. Both are [`EndReason::Timeout`].
+#[must_use]
+pub fn timeout_outcome(game: &AnyGame, loser: Player) -> Outcome {
+    let winner = loser.other();
+    let can_win = game.kind().is_tafl() || {
+        let mut pieces = 0;
+        for file in 0..game.files() {
+            for rank in 0..game.ranks() {
+                let cell = game.cell(Square::new(file, rank));
+                if cell.piece.is_some_and(|(owner, _)| owner == winner) {
+                    pieces += 1;
+                }
+            }
+        }
+        pieces >= 2
+    };
+    if can_win {
+        Outcome::loss(loser, EndReason::Timeout)
+    } else {
+        Outcome::draw(EndReason::Timeout)
     }
 }
 
