@@ -23,8 +23,8 @@
 //! assert!(text.contains("1. D6-F8 H11-F9\n2. C6-E8-G8"));
 //! ```
 
-use game::Game;
-use game::record::{Record, TagStyle, write_record};
+use game::record::{Record, TagKey, TagStyle, termination_text, write_record};
+use game::{Game, Outcome, Player};
 
 use crate::fen::FenError;
 use crate::game_state::Camelot;
@@ -33,6 +33,48 @@ use crate::position::Position;
 
 /// The tag that holds a non-standard start position.
 pub const FEN_TAG: &str = "FEN";
+
+/// The file extension of the scores Kingstable writes.
+pub const EXTENSION: &str = "txt";
+
+/// How WCF scores spell Kingstable's tags: PGN style, `White`/`Black` for the players
+/// (`[White "Alice"]`).
+#[must_use]
+pub const fn tag_name(key: TagKey) -> &'static str {
+    match key {
+        TagKey::Event => "Event",
+        TagKey::Date => "Date",
+        TagKey::FirstPlayer => "White",
+        TagKey::SecondPlayer => "Black",
+        TagKey::TimeControl => "TimeControl",
+        TagKey::Termination => "Termination",
+        TagKey::Result => "Result",
+    }
+}
+
+/// Why a record's start position cannot be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    /// The `FEN` tag is not a valid position string.
+    #[error("bad {FEN_TAG} tag: {0}")]
+    Fen(#[from] FenError),
+    /// The record says Black moves first, but White is to move in its start position.
+    #[error("the score starts with a Black move (1...) but White is to move")]
+    WrongSide,
+}
+
+/// The game at the start of a record: its `FEN` tag's position, or the start position,
+/// checked against a first move marked as Black's (`1...`).
+pub fn start_of(record: &Record) -> Result<Camelot, StartError> {
+    let game = match record.tag(FEN_TAG) {
+        Some(text) => Camelot::from_position_string(text)?,
+        None => Camelot::start(),
+    };
+    if record.second_player_starts && game.position().side_to_move() == Player::First {
+        return Err(StartError::WrongSide);
+    }
+    Ok(game)
+}
 
 /// Why a record does not replay.
 #[derive(Debug, thiserror::Error)]
@@ -68,17 +110,12 @@ pub enum ReplayError {
 /// Plays a record's moves from its start position (the `FEN` tag, or the start) and
 /// returns the game, or the first move that does not replay.
 pub fn replay(record: &Record) -> Result<Camelot, ReplayError> {
-    let mut game = match record.tag(FEN_TAG) {
-        Some(text) => Camelot::from_position_string(text).map_err(|error| ReplayError::Fen {
-            line: record.line,
-            error,
-        })?,
-        None => Camelot::start(),
-    };
-    let first_is_black = game.position().side_to_move() == game::Player::Second;
-    if record.second_player_starts && !first_is_black {
-        return Err(ReplayError::WrongSide { line: record.line });
-    }
+    let line = record.line;
+    let mut game = start_of(record).map_err(|err| match err {
+        StartError::Fen(error) => ReplayError::Fen { line, error },
+        StartError::WrongSide => ReplayError::WrongSide { line },
+    })?;
+    let first_is_black = game.position().side_to_move() == Player::Second;
     for (i, text) in record.moves.iter().enumerate() {
         let ply = i + 1;
         let half = i + usize::from(first_is_black);
@@ -101,11 +138,41 @@ pub fn replay(record: &Record) -> Result<Camelot, ReplayError> {
 /// The result token of a finished game (`1-0`, `0-1`, `1/2-1/2`), `None` if it goes on.
 #[must_use]
 pub fn result_token(game: &Camelot) -> Option<&'static str> {
-    game.outcome().map(|outcome| match outcome.winner {
-        Some(game::Player::First) => "1-0",
-        Some(game::Player::Second) => "0-1",
+    game.outcome().map(outcome_token)
+}
+
+/// The result token of an outcome: `1-0`, `0-1` or `1/2-1/2`.
+#[must_use]
+pub const fn outcome_token(outcome: Outcome) -> &'static str {
+    match outcome.winner {
+        Some(Player::First) => "1-0",
+        Some(Player::Second) => "0-1",
         None => "1/2-1/2",
-    })
+    }
+}
+
+/// Writes the game as a score ending as `outcome` says (which may be an ending outside
+/// the rules: time, resignation, agreement, adjudication), or as the rules ended it:
+/// `tags`, then a `Termination` tag for an ending outside the rules and a `Result` tag
+/// (unless the tags name them), the moves, and the result token.
+#[must_use]
+pub fn write_game(game: &Camelot, tags: &[(String, String)], outcome: Option<Outcome>) -> String {
+    let outcome = outcome.or(game.outcome());
+    let result = outcome.map(outcome_token);
+    let has = |key: &str| tags.iter().any(|(k, _)| k.eq_ignore_ascii_case(key));
+    let mut tags = tags.to_vec();
+    let termination = tag_name(TagKey::Termination);
+    if let Some(text) = outcome.and_then(|o| termination_text(o.reason))
+        && !has(termination)
+    {
+        tags.push((termination.into(), text.into()));
+    }
+    if let Some(result) = result
+        && !has(tag_name(TagKey::Result))
+    {
+        tags.push((tag_name(TagKey::Result).into(), result.into()));
+    }
+    write_score_with_result(game, &tags, result)
 }
 
 /// Writes the game as a score: `tags` (plus a `FEN` tag if it did not begin at the start
@@ -130,7 +197,7 @@ pub fn write_score_with_result(
     if *start != Position::start() && !tags.iter().any(|(k, _)| k.eq_ignore_ascii_case(FEN_TAG)) {
         all_tags.push((FEN_TAG.to_owned(), start.fen()));
     }
-    let black_first = start.side_to_move() == game::Player::Second;
+    let black_first = start.side_to_move() == Player::Second;
     write_record(
         &all_tags,
         TagStyle::Quoted,

@@ -134,3 +134,27 @@ fn camelot_records_start_from_a_fen_tag() {
     let again = replay(&parse_records(&score).unwrap()[0]).unwrap();
     assert_eq!(again.position(), game.position());
 }
+
+#[test]
+fn scores_name_endings_outside_the_rules_and_their_start() {
+    use camelot::record::{StartError, start_of, write_game};
+    use game::{EndReason, Outcome, Player};
+
+    let mut game = Camelot::start();
+    game.play_text("D6-F8").unwrap();
+    let lost = Outcome::loss(Player::Second, EndReason::Timeout);
+    let tags = vec![("White".to_owned(), "me".to_owned())];
+    let text = write_game(&game, &tags, Some(lost));
+    assert!(
+        text.starts_with("[White \"me\"]\n[Termination \"time forfeit\"]\n[Result \"1-0\"]\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("1. D6-F8 1-0\n"), "{text}");
+    let records = parse_records(&text).unwrap();
+    assert_eq!(start_of(&records[0]).unwrap(), Camelot::start());
+
+    let black_first = parse_records("[Event \"x\"]\n1... H11-F9\n").unwrap();
+    assert_eq!(start_of(&black_first[0]), Err(StartError::WrongSide));
+    let bad_fen = parse_records("[FEN \"2/8\"]\n1. D6-F8\n").unwrap();
+    assert!(matches!(start_of(&bad_fen[0]), Err(StartError::Fen(_))));
+}

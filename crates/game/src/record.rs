@@ -31,7 +31,7 @@
 
 use std::fmt::Write as _;
 
-use crate::Player;
+use crate::{EndReason, Player};
 
 /// How a record says a game ended outside the rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,6 +93,8 @@ impl Record {
 pub struct RecordError {
     /// The 1-based line.
     pub line: usize,
+    /// The token at fault, when one is (a move after the end of the game).
+    pub token: Option<String>,
     /// What is wrong.
     pub message: String,
 }
@@ -100,15 +102,58 @@ pub struct RecordError {
 fn error(line: usize, message: impl Into<String>) -> RecordError {
     RecordError {
         line,
+        token: None,
         message: message.into(),
     }
 }
 
+fn token_error(line: usize, token: &str, message: impl Into<String>) -> RecordError {
+    RecordError {
+        token: Some(token.to_owned()),
+        ..error(line, message)
+    }
+}
+
 /// Reads every game in `text` (see the module documentation for the shapes accepted).
-/// Games with neither tags nor moves are skipped.
+/// Games with neither tags nor moves are skipped. The first game that cannot be read
+/// stops the reading; [`read_games`] reads on past it.
 pub fn parse_records(text: &str) -> Result<Vec<Record>, RecordError> {
+    read_games(text)
+        .into_iter()
+        .map(|game| match game.error {
+            Some(err) => Err(err),
+            None => Ok(game.record),
+        })
+        .collect()
+}
+
+/// One game of a file as read: the record as far as it could be read, and what stopped
+/// the reading of this game, if anything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadGame {
+    /// The game's tags and the moves before any error.
+    pub record: Record,
+    /// Why the rest of the game could not be read.
+    pub error: Option<RecordError>,
+}
+
+/// Reads every game in `text` like [`parse_records`], but a game that cannot be read
+/// does not stop the others: its error is kept with it, and reading goes on with the
+/// next game (the next line of a move list, the next tag line after moves in a score).
+///
+/// ```
+/// use game::record::read_games;
+///
+/// let games = read_games("d1-d3 --- h6-h9\nd1-d3 h6-h9\n");
+/// assert_eq!(games.len(), 2);
+/// assert!(games[0].error.as_ref().unwrap().message.contains("after the end"));
+/// assert_eq!(games[0].record.moves, ["d1-d3"]);
+/// assert_eq!(games[1].error, None);
+/// ```
+#[must_use]
+pub fn read_games(text: &str) -> Vec<ReadGame> {
     if is_score(text) {
-        parse_score(text)
+        read_score(text)
     } else {
         text.lines()
             .enumerate()
@@ -118,8 +163,8 @@ pub fn parse_records(text: &str) -> Result<Vec<Record>, RecordError> {
                     line: i + 1,
                     ..Record::default()
                 };
-                read_moves(line, i + 1, &mut record)?;
-                Ok(record)
+                let error = read_moves(line, i + 1, &mut record).err();
+                ReadGame { record, error }
             })
             .collect()
     }
@@ -170,40 +215,74 @@ fn parse_tag(line: &str, line_no: usize) -> Result<(String, String), RecordError
     Ok((key.to_owned(), value.to_owned()))
 }
 
-fn parse_score(text: &str) -> Result<Vec<Record>, RecordError> {
+/// The game being read in a score.
+#[derive(Default)]
+struct Reading {
+    record: Record,
+    error: Option<RecordError>,
+    /// Whether the error came from the moves (so the game's moves are over).
+    error_in_moves: bool,
+}
+
+impl Reading {
+    fn has_moves(&self) -> bool {
+        !self.record.moves.is_empty()
+            || self.record.ending.is_some()
+            || self.record.result.is_some()
+            || self.error_in_moves
+    }
+
+    fn fail(&mut self, err: RecordError, in_moves: bool) {
+        if self.error.is_none() {
+            self.error = Some(err);
+            self.error_in_moves = in_moves;
+        }
+    }
+
+    fn finish(self, games: &mut Vec<ReadGame>) {
+        if !self.record.moves.is_empty() || !self.record.tags.is_empty() || self.error.is_some() {
+            games.push(ReadGame {
+                record: self.record,
+                error: self.error,
+            });
+        }
+    }
+}
+
+fn read_score(text: &str) -> Vec<ReadGame> {
     let mut games = Vec::new();
-    let mut current = Record::default();
+    let mut current = Reading::default();
     let mut in_brace: Option<usize> = None;
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
         let mut line = raw.trim();
-        if let Some(start) = in_brace {
+        if in_brace.is_some() {
             match line.find('}') {
                 Some(end) => {
                     line = line[end + 1..].trim();
                     in_brace = None;
                 }
-                None => {
-                    let _ = start;
-                    continue;
-                }
+                None => continue,
             }
         }
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         if line.starts_with('[') && !line.contains('|') {
-            if !current.moves.is_empty() || current.ending.is_some() || current.result.is_some() {
-                games.push(std::mem::take(&mut current));
+            if current.has_moves() {
+                std::mem::take(&mut current).finish(&mut games);
             }
-            if current.line == 0 {
-                current.line = line_no;
+            if current.record.line == 0 {
+                current.record.line = line_no;
             }
-            current.tags.push(parse_tag(line, line_no)?);
+            match parse_tag(line, line_no) {
+                Ok(tag) => current.record.tags.push(tag),
+                Err(err) => current.fail(err, false),
+            }
             continue;
         }
-        if current.line == 0 {
-            current.line = line_no;
+        if current.record.line == 0 {
+            current.record.line = line_no;
         }
         // Brace comments may open on this line and close on a later one.
         let mut kept = String::new();
@@ -220,15 +299,18 @@ fn parse_score(text: &str) -> Result<Vec<Record>, RecordError> {
             }
         }
         kept.push_str(rest);
-        read_moves(&kept, line_no, &mut current)?;
+        if current.error_in_moves {
+            continue;
+        }
+        if let Err(err) = read_moves(&kept, line_no, &mut current.record) {
+            current.fail(err, true);
+        }
     }
     if let Some(start) = in_brace {
-        return Err(error(start, "comment opened with { is never closed"));
+        current.fail(error(start, "comment opened with { is never closed"), true);
     }
-    if !current.moves.is_empty() || !current.tags.is_empty() {
-        games.push(current);
-    }
-    Ok(games)
+    current.finish(&mut games);
+    games
 }
 
 fn read_moves(line: &str, line_no: usize, record: &mut Record) -> Result<(), RecordError> {
@@ -253,8 +335,9 @@ fn read_moves(line: &str, line_no: usize, record: &mut Record) -> Result<(), Rec
             continue;
         }
         if record.ending.is_some() || record.result.is_some() {
-            return Err(error(
+            return Err(token_error(
                 line_no,
+                token,
                 format!("{token:?} after the end of the game"),
             ));
         }
@@ -265,7 +348,11 @@ fn read_moves(line: &str, line_no: usize, record: &mut Record) -> Result<(), Rec
             _ => {
                 let text = token.trim_end_matches(['!', '?']);
                 if text.is_empty() {
-                    return Err(error(line_no, format!("{token:?} is not a move")));
+                    return Err(token_error(
+                        line_no,
+                        token,
+                        format!("{token:?} is not a move"),
+                    ));
                 }
                 record.moves.push(text.to_owned());
                 record.move_lines.push(line_no);
@@ -273,6 +360,88 @@ fn read_moves(line: &str, line_no: usize, record: &mut Record) -> Result<(), Rec
         }
     }
     Ok(())
+}
+
+/// The tags Kingstable writes in the records of every game; each game's record code
+/// spells them in its own style (OpenTafl `event`, `attackers`; WCF `Event`, `White`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TagKey {
+    /// Where the game was played.
+    Event,
+    /// When (`YYYY.MM.DD`).
+    Date,
+    /// The first player's name (tafl attackers, Camelot White).
+    FirstPlayer,
+    /// The second player's name (tafl defenders, Camelot Black).
+    SecondPlayer,
+    /// The time control.
+    TimeControl,
+    /// How the game ended when the rules did not end it (see [`termination_text`]).
+    Termination,
+    /// The result.
+    Result,
+}
+
+impl TagKey {
+    /// The tag naming `player`.
+    #[must_use]
+    pub const fn player(player: Player) -> TagKey {
+        match player {
+            Player::First => TagKey::FirstPlayer,
+            Player::Second => TagKey::SecondPlayer,
+        }
+    }
+}
+
+/// The termination tag's words for an ending outside the rules: `time forfeit`,
+/// `resignation`, `draw agreed`, `adjudication`; `None` for an ending by the rules.
+#[must_use]
+pub const fn termination_text(reason: EndReason) -> Option<&'static str> {
+    match reason {
+        EndReason::Timeout => Some("time forfeit"),
+        EndReason::Resignation => Some("resignation"),
+        EndReason::Agreement => Some("draw agreed"),
+        EndReason::Adjudication => Some("adjudication"),
+        _ => None,
+    }
+}
+
+/// Whether the rules know nothing of `reason`: a game ended by time, resignation,
+/// agreement or a referee.
+#[must_use]
+pub const fn outside_rules(reason: EndReason) -> bool {
+    termination_text(reason).is_some()
+}
+
+/// The ending a termination tag names (what [`termination_text`] writes, any case, and
+/// `timeout`), if it names one outside the rules.
+#[must_use]
+pub fn termination_reason(text: &str) -> Option<EndReason> {
+    let text = text.trim().to_ascii_lowercase();
+    if text == "timeout" {
+        return Some(EndReason::Timeout);
+    }
+    EndReason::ALL
+        .into_iter()
+        .find(|&reason| termination_text(reason) == Some(text.as_str()))
+}
+
+/// Writes a move list line: the moves, then `timeout` or `---` when `ending` says the
+/// side to move lost that way.
+#[must_use]
+pub fn write_move_list(moves: &[String], ending: Option<RecordEnding>) -> String {
+    let mut line = moves.join(" ");
+    if let Some(ending) = ending {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(match ending {
+            RecordEnding::Timeout => "timeout",
+            RecordEnding::Resignation => "---",
+        });
+    }
+    line.push('\n');
+    line
 }
 
 /// How tags are written by [`write_record`].
@@ -393,6 +562,57 @@ mod tests {
         assert_eq!(err.line, 1);
         let err = parse_records("[a:b]\n1. x {open\n").unwrap_err();
         assert!(err.message.contains("never closed"));
+    }
+
+    #[test]
+    fn a_bad_game_does_not_stop_the_games_after_it() {
+        let text = "[Round 1]\n1. d1-d3 ---\n2. h6-h9\n3. k4-i4\n[Round 2]\n1. d1-d3 h6-h9\n";
+        let games = read_games(text);
+        assert_eq!(games.len(), 2);
+        let err = games[0].error.as_ref().unwrap();
+        assert_eq!(err.line, 3);
+        assert!(err.message.contains("\"h6-h9\" after the end"), "{err}");
+        assert_eq!(err.token.as_deref(), Some("h6-h9"));
+        assert_eq!(games[0].record.moves, ["d1-d3"]);
+        assert_eq!(games[1].error, None);
+        assert_eq!(games[1].record.tag("Round"), Some("2"));
+        assert_eq!(games[1].record.moves, ["d1-d3", "h6-h9"]);
+        assert_eq!(parse_records(text).unwrap_err(), err.clone());
+
+        let games = read_games("[a:b\n[c:d]\n1. x y\n");
+        assert_eq!(games.len(), 1, "a bad tag keeps its game together");
+        assert_eq!(games[0].record.moves, ["x", "y"]);
+        assert!(games[0].error.is_some());
+    }
+
+    #[test]
+    fn terminations_outside_the_rules_read_back() {
+        for reason in EndReason::ALL {
+            match termination_text(reason) {
+                Some(text) => {
+                    assert!(outside_rules(reason));
+                    assert_eq!(termination_reason(&text.to_uppercase()), Some(reason));
+                }
+                None => assert!(!outside_rules(reason)),
+            }
+        }
+        assert_eq!(termination_reason("timeout"), Some(EndReason::Timeout));
+        assert_eq!(termination_reason("corner_escape"), None);
+    }
+
+    #[test]
+    fn move_lists_are_written_with_their_ending() {
+        let moves = vec!["d1-d3".to_owned(), "h6-h9".to_owned()];
+        let line = write_move_list(&moves, Some(RecordEnding::Timeout));
+        assert_eq!(line, "d1-d3 h6-h9 timeout\n");
+        let games = parse_records(&line).unwrap();
+        assert_eq!(games[0].moves, moves);
+        assert_eq!(games[0].ending, Some(RecordEnding::Timeout));
+        assert_eq!(
+            write_move_list(&[], Some(RecordEnding::Resignation)),
+            "---\n"
+        );
+        assert_eq!(write_move_list(&moves, None), "d1-d3 h6-h9\n");
     }
 
     #[test]

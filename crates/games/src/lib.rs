@@ -26,15 +26,16 @@
 
 #![warn(missing_docs)]
 
+mod board;
 mod error;
-mod geometry;
+pub mod record;
 
 use game::GameKind as Kind;
 use serde::{Deserialize, Serialize};
 
+pub use board::{Board, Cell, Mark, PieceKind, Square};
 pub use error::{MoveError, PositionError};
 pub use game::{EndReason, Game, GameKind, Outcome, Player};
-pub use geometry::{Cell, Mark, PieceKind, Square};
 
 use camelot::Camelot;
 use tafl::{Rules, Tafl, Variant};
@@ -119,6 +120,18 @@ pub struct MoveInfo {
     pub path: Vec<Square>,
     /// The squares of the pieces this move captures (before it is played).
     pub captures: Vec<Square>,
+}
+
+/// Why a list of move texts does not play ([`AnyGame::play_texts`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("move {number} ({text}): {error}")]
+pub struct PlayTextsError {
+    /// The 1-based number of the move in the list.
+    pub number: usize,
+    /// The move as given.
+    pub text: String,
+    /// Why it does not play.
+    pub error: MoveError,
 }
 
 /// Options beyond the game's standard rules (the default is the rules as written).
@@ -298,18 +311,13 @@ impl AnyGame {
     /// The position this game started from, as a position string.
     #[must_use]
     pub fn start_position_string(&self) -> String {
-        match self {
-            AnyGame::Tafl(g) => g.start_position().to_string_with_side(),
-            AnyGame::Camelot(g) => g.start_position().fen(),
-        }
+        with_game!(self, g => g.start_position_string())
     }
 
     /// Every legal move with its geometry (empty when the game is over).
     #[must_use]
     pub fn legal_moves_info(&self) -> Vec<MoveInfo> {
-        let mut moves = Vec::new();
-        self.legal_moves(&mut moves);
-        moves.into_iter().map(|mv| self.move_info(mv)).collect()
+        Board::legal_moves_info(self)
     }
 
     /// The geometry of a legal move here (before it is played). Panics if `mv` is a
@@ -317,8 +325,8 @@ impl AnyGame {
     #[must_use]
     pub fn move_info(&self, mv: AnyMove) -> MoveInfo {
         match (self, mv) {
-            (AnyGame::Tafl(g), AnyMove::Tafl(mv)) => tafl_info(g, mv),
-            (AnyGame::Camelot(g), AnyMove::Camelot(mv)) => camelot_info(g, mv),
+            (AnyGame::Tafl(g), AnyMove::Tafl(mv)) => g.move_info(mv),
+            (AnyGame::Camelot(g), AnyMove::Camelot(mv)) => g.move_info(mv),
             _ => self.wrong_family(mv),
         }
     }
@@ -332,13 +340,44 @@ impl AnyGame {
         Ok(info)
     }
 
+    /// Plays move texts one after the other (a `--moves` option, an opening, a protocol's
+    /// `moves` list), returning each one's geometry. If one does not play, nothing
+    /// changes and the error says which.
+    pub fn play_texts<S: AsRef<str>>(
+        &mut self,
+        texts: &[S],
+    ) -> Result<Vec<MoveInfo>, PlayTextsError> {
+        let mut copy = self.clone();
+        let mut played = Vec::with_capacity(texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            let text = text.as_ref();
+            let info = copy.try_play(text).map_err(|error| PlayTextsError {
+                number: i + 1,
+                text: text.to_owned(),
+                error,
+            })?;
+            played.push(info);
+        }
+        *self = copy;
+        Ok(played)
+    }
+
+    /// OpenTafl's rules string for this tafl game's rules and start position, and its
+    /// current board (OpenTafl's position string, without the side); `None` for Camelot,
+    /// which OpenTafl does not play.
+    #[must_use]
+    pub fn opentafl(&self) -> Option<(String, String)> {
+        let game = self.as_tafl()?;
+        Some((
+            tafl::otg::rules_string(game.rules().variant, game.start_position()),
+            game.position().to_opentafl(),
+        ))
+    }
+
     /// The moves played since the start, in notation with captures.
     #[must_use]
     pub fn move_texts(&self) -> Vec<String> {
-        match self {
-            AnyGame::Tafl(g) => g.move_texts(),
-            AnyGame::Camelot(g) => g.move_texts(),
-        }
+        with_game!(self, g => g.move_texts())
     }
 
     /// The moves played since the start.
@@ -353,58 +392,37 @@ impl AnyGame {
     /// Files of the board's frame (tafl 11, Camelot 12).
     #[must_use]
     pub fn files(&self) -> u8 {
-        match self {
-            AnyGame::Tafl(_) => tafl::SIZE,
-            AnyGame::Camelot(_) => camelot::square::FILES,
-        }
+        with_game!(self, g => g.files())
     }
 
     /// Ranks of the board's frame (tafl 11, Camelot 16).
     #[must_use]
     pub fn ranks(&self) -> u8 {
-        match self {
-            AnyGame::Tafl(_) => tafl::SIZE,
-            AnyGame::Camelot(_) => camelot::square::RANKS,
-        }
+        with_game!(self, g => g.ranks())
     }
 
     /// Whether `sq` is a square of the board (Camelot's frame has cut corners).
     #[must_use]
     pub fn exists(&self, sq: Square) -> bool {
-        match self {
-            AnyGame::Tafl(_) => geometry::to_tafl(sq).is_some(),
-            AnyGame::Camelot(_) => geometry::to_camelot(sq).is_some(),
-        }
+        with_game!(self, g => g.exists(sq))
     }
 
     /// What stands on `sq` and how it is marked.
     #[must_use]
     pub fn cell(&self, sq: Square) -> Cell {
-        match self {
-            AnyGame::Tafl(g) => geometry::tafl_cell(g.position(), sq),
-            AnyGame::Camelot(g) => geometry::camelot_cell(g.position(), sq),
-        }
+        with_game!(self, g => g.cell(sq))
     }
 
     /// The square's name in the game's notation (`d1`, `F16`).
     #[must_use]
     pub fn square_name(&self, sq: Square) -> String {
-        let file = match self {
-            AnyGame::Tafl(_) => b'a',
-            AnyGame::Camelot(_) => b'A',
-        }
-        .saturating_add(sq.file);
-        format!("{}{}", file as char, u16::from(sq.rank) + 1)
+        with_game!(self, g => g.square_name(sq))
     }
 
     /// Reads a square name (any case); `None` if it names no square of the board.
     #[must_use]
     pub fn parse_square(&self, text: &str) -> Option<Square> {
-        let text = text.trim();
-        match self {
-            AnyGame::Tafl(_) => text.parse::<tafl::Square>().ok().map(Square::from),
-            AnyGame::Camelot(_) => text.parse::<camelot::Square>().ok().map(Square::from),
-        }
+        with_game!(self, g => g.parse_square(text))
     }
 
     fn game_over(&self, text: &str) -> Option<MoveError> {
@@ -417,40 +435,6 @@ impl AnyGame {
 
     fn wrong_family(&self, mv: AnyMove) -> ! {
         panic!("{mv:?} is not a move of {}", self.kind())
-    }
-}
-
-fn tafl_info(game: &Tafl, mv: tafl::Move) -> MoveInfo {
-    let captured = game.position().captures_of(mv, game.rules());
-    let (from, to) = (Square::from(mv.from), Square::from(mv.to));
-    MoveInfo {
-        text: tafl::notation::format_move(mv, captured),
-        from,
-        to,
-        path: vec![from, to],
-        captures: captured.squares().map(Square::from).collect(),
-    }
-}
-
-fn camelot_info(game: &Camelot, mv: camelot::Move) -> MoveInfo {
-    let position = game.position();
-    let (from, to) = (Square::from(mv.from), Square::from(mv.to));
-    let (text, path) = match position.move_path(mv) {
-        Some(path) => {
-            let squares = std::iter::once(path.from)
-                .chain(path.steps.iter().map(|step| step.to))
-                .map(Square::from)
-                .collect();
-            (path.to_string(), squares)
-        }
-        None => (position.format_move(mv), vec![from, to]),
-    };
-    MoveInfo {
-        text,
-        from,
-        to,
-        path,
-        captures: mv.captured.squares().map(Square::from).collect(),
     }
 }
 
@@ -542,5 +526,55 @@ impl Game for AnyGame {
             (AnyGame::Camelot(g), AnyMove::Camelot(mv)) => g.captures(mv),
             _ => self.wrong_family(mv),
         }
+    }
+}
+
+impl Board for AnyGame {
+    fn files(&self) -> u8 {
+        AnyGame::files(self)
+    }
+
+    fn ranks(&self) -> u8 {
+        AnyGame::ranks(self)
+    }
+
+    fn exists(&self, sq: Square) -> bool {
+        AnyGame::exists(self, sq)
+    }
+
+    fn cell(&self, sq: Square) -> Cell {
+        AnyGame::cell(self, sq)
+    }
+
+    fn square_name(&self, sq: Square) -> String {
+        AnyGame::square_name(self, sq)
+    }
+
+    fn parse_square(&self, text: &str) -> Option<Square> {
+        AnyGame::parse_square(self, text)
+    }
+
+    fn move_info(&self, mv: AnyMove) -> MoveInfo {
+        AnyGame::move_info(self, mv)
+    }
+
+    fn move_texts(&self) -> Vec<String> {
+        AnyGame::move_texts(self)
+    }
+
+    fn start_position_string(&self) -> String {
+        AnyGame::start_position_string(self)
+    }
+
+    fn to_any(&self) -> AnyGame {
+        self.clone()
+    }
+
+    fn from_any(any: AnyGame) -> Option<AnyGame> {
+        Some(any)
+    }
+
+    fn move_from_any(mv: AnyMove) -> Option<AnyMove> {
+        Some(mv)
     }
 }

@@ -387,3 +387,46 @@ fn the_game_trait_agrees_with_the_games_inside() {
     let tafl_move = played(GameKind::Fetlar, &[]).parse_move("d1-d3").unwrap();
     assert!(!AnyGame::start(GameKind::Camelot).is_legal(tafl_move));
 }
+
+#[test]
+fn move_lists_play_all_or_nothing() {
+    let mut game = AnyGame::start(GameKind::Copenhagen);
+    let infos = game
+        .play_texts(&["d1-d3", "e5-e2", "g1-g3", "f4-c4", "g3-e3"])
+        .unwrap();
+    assert_eq!(infos[4].text, "g3-e3xe2");
+    assert_eq!(game.ply(), 5);
+    let before = game.position_string();
+    let err = game.play_texts(&["h6-h9", "e3-e9"]).unwrap_err();
+    assert_eq!((err.number, err.text.as_str()), (2, "e3-e9"));
+    assert!(err.to_string().starts_with("move 2 (e3-e9): "), "{err}");
+    assert_eq!((game.ply(), game.position_string()), (5, before));
+}
+
+#[test]
+fn the_games_inside_share_the_board_geometry() {
+    use games::Board;
+    let tafl = tafl::Tafl::new(tafl::Rules::COPENHAGEN);
+    let any = tafl.to_any();
+    assert_eq!(Board::legal_moves_info(&tafl), any.legal_moves_info());
+    assert_eq!(tafl.cell(Square::new(5, 5)), any.cell(Square::new(5, 5)));
+    assert_eq!(tafl.square_name(Square::new(3, 0)), "d1");
+    assert!(tafl::Tafl::from_any(any.clone()).is_some());
+    assert!(camelot::Camelot::from_any(any).is_none());
+    let camelot = camelot::Camelot::start();
+    assert_eq!(
+        Board::legal_moves_info(&camelot),
+        camelot.to_any().legal_moves_info()
+    );
+    let mv = camelot.parse_move("D6-F8").unwrap();
+    assert_eq!(camelot::Camelot::move_from_any(AnyMove::from(mv)), Some(mv));
+    assert_eq!(tafl::Tafl::move_from_any(AnyMove::from(mv)), None);
+
+    let (rules, board) = AnyGame::start(GameKind::Copenhagen).opentafl().unwrap();
+    assert!(
+        rules.starts_with("dim:11 atkf:y sw:s efe:y start:"),
+        "{rules}"
+    );
+    assert_eq!(board, tafl::START);
+    assert_eq!(AnyGame::start(GameKind::Camelot).opentafl(), None);
+}

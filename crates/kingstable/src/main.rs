@@ -262,14 +262,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
             files,
         } => {
-            let had_errors = for_game!(
-                game,
-                commands::replay::run,
-                game,
-                &files,
-                repetition == Switch::On,
-                json
-            )?;
+            let had_errors = commands::replay::run(game, &files, repetition == Switch::On, json)?;
             if had_errors {
                 return Ok(ExitCode::from(1));
             }
@@ -280,14 +273,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             repetition,
             output,
             files,
-        } => for_game!(
-            game,
-            commands::convert::run,
+        } => commands::convert::run(
             game,
             &files,
             to,
             repetition == Switch::On,
-            output.as_deref()
+            output.as_deref(),
         )?,
         Command::Match {
             game,

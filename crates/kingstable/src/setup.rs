@@ -2,12 +2,11 @@
 //! written once over [`game::Game`].
 
 use anyhow::{Context, Result, bail};
-use game::record::Record;
-use game::{EndReason, Game, GameKind, Outcome, Player};
+use game::{Game, GameKind, Player};
 use tafl::{Position, Rules, Tafl, Variant};
 
 /// A game the command line can set up.
-pub trait Setup: Game + Sized {
+pub trait Setup: games::Board + Sized {
     /// The start position of `kind`, or `position` (the game's position string) with
     /// `side` to move, then `moves` played.
     fn setup(
@@ -16,17 +15,6 @@ pub trait Setup: Game + Sized {
         side: Option<Player>,
         repetition: bool,
     ) -> Result<Self>;
-
-    /// The start of a recorded game (its tags may set up the position).
-    fn from_record(kind: GameKind, record: &Record, repetition: bool) -> Result<Self>;
-
-    /// The moves played so far in the game's notation, with captures.
-    fn move_texts(&self) -> Vec<String>;
-
-    /// The game as a record in the game's own format (OpenTafl `.otg` for tafl, a WCF
-    /// score for Camelot), with `tags` and `outcome` (which may come from outside the
-    /// rules: time, resignation).
-    fn write_record(&self, tags: &[(String, String)], outcome: Option<Outcome>) -> String;
 
     /// OpenTafl's rules string for this game's rules and start position, and its board
     /// (OpenTafl's position string, without the side); `None` for games OpenTafl does not
@@ -72,28 +60,6 @@ impl Setup for Tafl {
             }
         };
         Ok(Tafl::from_position(rules, position))
-    }
-
-    fn from_record(kind: GameKind, record: &Record, repetition: bool) -> Result<Self> {
-        let rules = Rules::new(variant(kind)?).with_repetition(repetition);
-        let start = tafl::otg::start_of(record, rules)?;
-        Ok(Tafl::from_position(rules, start))
-    }
-
-    fn move_texts(&self) -> Vec<String> {
-        Tafl::move_texts(self)
-    }
-
-    fn write_record(&self, tags: &[(String, String)], outcome: Option<Outcome>) -> String {
-        let mut tags = tags.to_vec();
-        if let Some(reason) = outside_rules(outcome)
-            && !tags
-                .iter()
-                .any(|(k, _)| k.eq_ignore_ascii_case("termination"))
-        {
-            tags.push(("termination".into(), reason.into()));
-        }
-        tafl::otg::write_game(self, &tags, outcome)
     }
 
     fn opentafl(&self) -> Option<(String, String)> {
@@ -142,60 +108,8 @@ impl Setup for camelot::Camelot {
         Ok(game)
     }
 
-    fn from_record(kind: GameKind, record: &Record, _repetition: bool) -> Result<Self> {
-        if kind != GameKind::Camelot {
-            bail!("{kind} is not camelot");
-        }
-        let game = match record.tag(camelot::record::FEN_TAG) {
-            Some(text) => camelot::Camelot::from_position_string(text)
-                .with_context(|| format!("bad {} tag", camelot::record::FEN_TAG))?,
-            None => camelot::Camelot::start(),
-        };
-        if record.second_player_starts && game.to_move() == Player::First {
-            bail!("the score starts with a Black move (1...) but White is to move");
-        }
-        Ok(game)
-    }
-
-    fn move_texts(&self) -> Vec<String> {
-        camelot::Camelot::move_texts(self)
-    }
-
-    fn write_record(&self, tags: &[(String, String)], outcome: Option<Outcome>) -> String {
-        let mut tags = tags.to_vec();
-        let result = outcome.map(|o| match o.winner {
-            Some(Player::First) => "1-0",
-            Some(Player::Second) => "0-1",
-            None => "1/2-1/2",
-        });
-        if let Some(reason) = outside_rules(outcome)
-            && !tags
-                .iter()
-                .any(|(k, _)| k.eq_ignore_ascii_case("Termination"))
-        {
-            tags.push(("Termination".into(), reason.into()));
-        }
-        if let Some(result) = result
-            && !tags.iter().any(|(k, _)| k.eq_ignore_ascii_case("Result"))
-        {
-            tags.push(("Result".into(), result.into()));
-        }
-        camelot::record::write_score_with_result(self, &tags, result)
-    }
-
     fn opentafl(&self) -> Option<(String, String)> {
         None
-    }
-}
-
-/// How a game ended outside the rules, for a record's termination tag.
-fn outside_rules(outcome: Option<Outcome>) -> Option<&'static str> {
-    match outcome?.reason {
-        EndReason::Timeout => Some("time forfeit"),
-        EndReason::Resignation => Some("resignation"),
-        EndReason::Agreement => Some("draw agreed"),
-        EndReason::Adjudication => Some("adjudication"),
-        _ => None,
     }
 }
 

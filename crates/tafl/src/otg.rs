@@ -21,7 +21,7 @@
 
 use std::str::FromStr;
 
-use game::record::{Record, TagStyle, write_record};
+use game::record::{Record, TagKey, TagStyle, termination_text, write_record};
 use game::{Game, Outcome, Player};
 
 use crate::game::Tafl;
@@ -136,18 +136,45 @@ pub fn result_tag(outcome: Option<Outcome>) -> &'static str {
     }
 }
 
+/// The file extension of OpenTafl records.
+pub const EXTENSION: &str = "otg";
+
+/// How OpenTafl records spell Kingstable's tags: lowercase, `attackers`/`defenders` for
+/// the players (`[attackers:Alice]`).
+#[must_use]
+pub const fn tag_name(key: TagKey) -> &'static str {
+    match key {
+        TagKey::Event => "event",
+        TagKey::Date => "date",
+        TagKey::FirstPlayer => "attackers",
+        TagKey::SecondPlayer => "defenders",
+        TagKey::TimeControl => "time-control",
+        TagKey::Termination => "termination",
+        TagKey::Result => "result",
+    }
+}
+
 /// Writes `game` as an OpenTafl record: the caller's `tags` (in order, except any
-/// `result` or `rules` tag), then `result` (from `outcome`, or the game's own outcome) and
-/// `rules` last, as OpenTafl does; then the numbered moves with their captures.
+/// `result` or `rules` tag), a `termination` tag when `outcome` is an ending outside the
+/// rules (time, resignation, agreement, adjudication) and the tags name none, then
+/// `result` (from `outcome`, or the game's own outcome) and `rules` last, as OpenTafl
+/// does; then the numbered moves with their captures.
 #[must_use]
 pub fn write_game(game: &Tafl, tags: &[(String, String)], outcome: Option<Outcome>) -> String {
     let outcome = outcome.or(game.outcome());
+    let has = |key: &str| tags.iter().any(|(k, _)| k.eq_ignore_ascii_case(key));
     let mut all: Vec<(String, String)> = tags
         .iter()
         .filter(|(k, _)| !k.eq_ignore_ascii_case("result") && !k.eq_ignore_ascii_case("rules"))
         .cloned()
         .collect();
-    all.push(("result".into(), result_tag(outcome).into()));
+    let termination = tag_name(TagKey::Termination);
+    if let Some(text) = outcome.and_then(|o| termination_text(o.reason))
+        && !has(termination)
+    {
+        all.push((termination.into(), text.into()));
+    }
+    all.push((tag_name(TagKey::Result).into(), result_tag(outcome).into()));
     all.push((
         "rules".into(),
         rules_string(game.rules().variant, game.start_position()),
@@ -236,6 +263,23 @@ mod tests {
             start_of(record, Rules::COPENHAGEN).unwrap(),
             Position::start()
         );
+    }
+
+    #[test]
+    fn endings_outside_the_rules_are_named() {
+        let mut game = Tafl::new(Rules::FETLAR);
+        let mv = game.parse_move("d1-d3").unwrap();
+        game.play(mv);
+        let resigned = Outcome::loss(DEFENDERS, game::EndReason::Resignation);
+        let tags = vec![(tag_name(TagKey::FirstPlayer).to_owned(), "me".to_owned())];
+        let text = write_game(&game, &tags, Some(resigned));
+        assert!(
+            text.starts_with("[attackers:me]\n[termination:resignation]\n[result:1]\n"),
+            "{text}"
+        );
+        let named = vec![("Termination".to_owned(), "flag".to_owned())];
+        let text = write_game(&game, &named, Some(resigned));
+        assert_eq!(text.matches("ermination").count(), 1, "{text}");
     }
 
     #[test]

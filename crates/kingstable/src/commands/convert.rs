@@ -1,15 +1,13 @@
 //! `kingstable convert`: turn game records from one form into another, checking every
 //! move on the way.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use game::record::parse_records;
-use game::{EndReason, GameKind, Player};
+use game::GameKind;
+use games::record::{write, write_moves};
 
-use crate::commands::replay::{Label, replay_game};
-use crate::setup::Setup;
+use crate::commands::replay::options;
 
 /// The forms `convert` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -24,7 +22,7 @@ pub enum Form {
 /// Reads every game of `files`, replays each strictly, and writes them all in `form` to
 /// `output` (or stdout). If any game does not replay, nothing is written and the first
 /// error is returned: bad input changes nothing.
-pub fn run<G: Setup>(
+pub fn run(
     kind: GameKind,
     files: &[PathBuf],
     form: Form,
@@ -35,47 +33,34 @@ pub fn run<G: Setup>(
     for path in files {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let records = parse_records(&text)
-            .with_context(|| format!("cannot read records in {}", path.display()))?;
-        for record in &records {
-            let label = Label::Name(format!("{}:{}", path.display(), record.line));
-            let (game, report) = replay_game::<G>(kind, record, repetition, label);
-            if let Some(err) = report.error {
+        for read in games::record::read(kind, &text, options(repetition)) {
+            let fault = match &read.replay {
+                Ok(replay) => replay.fault.as_ref(),
+                Err(fault) => Some(fault),
+            };
+            if let Some(fault) = fault {
                 bail!(
                     "{}:{}: ply {} ({}): {}",
                     path.display(),
-                    record.line,
-                    err.ply,
-                    err.text,
-                    err.message
+                    read.line,
+                    fault.ply,
+                    fault.text,
+                    fault.error
                 );
             }
-            let game: G = game.context("a game that replays has a start")?;
+            let replay = read
+                .replay
+                .as_ref()
+                .ok()
+                .context("a game that replays has a start")?;
             match form {
                 Form::Record => {
                     if !out.is_empty() {
                         out.push('\n');
                     }
-                    out.push_str(&game.write_record(&record.tags, report.outcome));
+                    out.push_str(&write(&replay.game, &read.record.tags, replay.outcome));
                 }
-                Form::Moves => {
-                    let mut line = game.move_texts().join(" ");
-                    let ending = match report.outcome {
-                        Some(o) if o.reason == EndReason::Timeout => Some("timeout"),
-                        Some(o) if o.reason == EndReason::Resignation => Some("---"),
-                        _ => None,
-                    };
-                    if let Some(token) = ending {
-                        // `timeout` and `---` say the side to move lost: true of a
-                        // move list only when the loser was to move.
-                        let loser = report.outcome.and_then(|o| o.winner).map(Player::other);
-                        if loser == Some(game.to_move()) {
-                            let _ = write!(line, " {token}");
-                        }
-                    }
-                    out.push_str(line.trim_start());
-                    out.push('\n');
-                }
+                Form::Moves => out.push_str(&write_moves(&replay.game, replay.outcome)),
             }
         }
     }

@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use engine::{Clock, EngineGame};
-use game::{EndReason, GameKind, Outcome, Player as Side};
+use game::{EndReason, Game, GameKind, Outcome, Player as Side};
+use games::record::ReplayOptions;
 
 use crate::setup::Setup;
 use player::{Choice, Limit, Player, PlayerError, player_from_spec};
@@ -319,7 +320,7 @@ pub fn play_game<G: Setup>(
     if let Some(refusal) = &report.refusal {
         tags.push(("Refusal".to_owned(), refusal.clone()));
     }
-    report.record = game.write_record(&tags, outcome);
+    report.record = games::record::write(&game.to_any(), &tags, outcome);
     Ok(report)
 }
 
@@ -335,16 +336,12 @@ fn timeout_outcome<G: Setup>(kind: GameKind, game: &G, loser: Side) -> Result<Ou
 /// engines (records that predate the `Engine1`/`Engine2` tags are checked by round and
 /// opening). The moves are replayed by our rules; the outcome is the rules' if they ended
 /// the game, else the one the record states (resignation, time, adjudication, failure).
-pub fn report_from_record<G: Setup>(
-    config: &MatchConfig,
-    index: usize,
-    text: &str,
-) -> Result<GameReport> {
-    let kind = config.kind;
-    let records = game::record::parse_records(text)?;
-    let [record] = records.as_slice() else {
-        bail!("expected one game, found {}", records.len());
+pub fn report_from_record(config: &MatchConfig, index: usize, text: &str) -> Result<GameReport> {
+    let games = games::record::read(config.kind, text, ReplayOptions::default());
+    let [read] = games.as_slice() else {
+        bail!("expected one game, found {}", games.len());
     };
+    let record = &read.record;
     let opening = &config.openings[(index / 2) % config.openings.len()];
     let mut expected = vec![
         ("Round", (index + 1).to_string()),
@@ -362,36 +359,22 @@ pub fn report_from_record<G: Setup>(
             None => bail!("it has no {key} tag"),
         }
     }
-    let mut game = G::from_record(kind, record, true)?;
-    for (i, text) in record.moves.iter().enumerate() {
-        if game.outcome().is_some() {
-            bail!("move {} ({text}) comes after the end of the game", i + 1);
-        }
-        let mv = game
-            .parse_recorded_move(text)
-            .with_context(|| format!("move {} ({text})", i + 1))?;
-        game.play(mv);
+    let replay = read.replay.clone()?;
+    if let Some(fault) = replay.fault {
+        return Err(fault.into());
     }
     let refusal = record.tag("Refusal").map(str::to_owned);
-    let outcome = match (&refusal, game.outcome(), record.stated_result()) {
-        (Some(_), _, _) => None,
-        (None, Some(outcome), _) => Some(outcome),
-        (None, None, Some(winner)) => {
-            let reason = match record.tag("Reason") {
-                Some(name) => name.parse::<EndReason>()?,
-                None if winner.is_none() => EndReason::Agreement,
-                None => EndReason::Resignation,
-            };
-            Some(Outcome { winner, reason })
-        }
-        (None, None, None) => bail!("the game is unfinished and states no result"),
+    let outcome = match (&refusal, replay.outcome) {
+        (Some(_), _) => None,
+        (None, Some(outcome)) => Some(outcome),
+        (None, None) => bail!("the game is unfinished and states no result"),
     };
     Ok(GameReport {
         index,
         a_first: index.is_multiple_of(2),
         outcome,
         note: record.tag("Termination").unwrap_or_default().to_owned(),
-        plies: game.ply(),
+        plies: replay.game.ply(),
         refusal,
         failure: record.tag("Failure").map(str::to_owned),
         record: text.to_owned(),
@@ -494,7 +477,7 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
             }
             let report = std::fs::read_to_string(&path)
                 .map_err(anyhow::Error::from)
-                .and_then(|text| report_from_record::<G>(config, index, &text))
+                .and_then(|text| report_from_record(config, index, &text))
                 .with_context(|| format!("cannot resume from {}", path.display()))?;
             count_game(config, &mut summary, report, " (saved earlier)");
             *done = true;
@@ -672,7 +655,7 @@ mod tests {
         let mut b = player::GreedyPlayer::<tafl::Tafl>::new();
         // Game 3 (index 2): the second opening, player A first.
         let played = play_game(&cfg, 2, &cfg.openings[1], &mut a, &mut b).unwrap();
-        let read = report_from_record::<tafl::Tafl>(&cfg, 2, &played.record).unwrap();
+        let read = report_from_record(&cfg, 2, &played.record).unwrap();
         assert_eq!(read.outcome, played.outcome);
         assert_eq!(read.plies, played.plies);
         assert_eq!(read.note, played.note);
@@ -681,21 +664,21 @@ mod tests {
 
         // Another round, another opening or other engines: not this match's game.
         for index in [0, 3] {
-            let err = report_from_record::<tafl::Tafl>(&cfg, index, &played.record).unwrap_err();
+            let err = report_from_record(&cfg, index, &played.record).unwrap_err();
             assert!(format!("{err:#}").contains("Round"), "{err:#}");
         }
         let mut other = cfg.clone();
         other.openings = vec![vec!["d1-d3".into()], vec!["d1-d2".into()]];
-        let err = report_from_record::<tafl::Tafl>(&other, 2, &played.record).unwrap_err();
+        let err = report_from_record(&other, 2, &played.record).unwrap_err();
         assert!(format!("{err:#}").contains("Opening"), "{err:#}");
         let mut other = cfg.clone();
         other.players[1] = "level:2".into();
-        let err = report_from_record::<tafl::Tafl>(&other, 2, &played.record).unwrap_err();
+        let err = report_from_record(&other, 2, &played.record).unwrap_err();
         assert!(format!("{err:#}").contains("Engine2"), "{err:#}");
 
         // A record whose moves break our rules is refused.
         let bad = played.record.replace("1. h1-h3", "1. h1-h9");
-        assert!(report_from_record::<tafl::Tafl>(&cfg, 2, &bad).is_err());
+        assert!(report_from_record(&cfg, 2, &bad).is_err());
     }
 
     #[test]
@@ -705,7 +688,7 @@ mod tests {
         let mut a = player::GreedyPlayer::<camelot::Camelot>::new();
         let mut b = player::GreedyPlayer::<camelot::Camelot>::new();
         let mut played = play_game(&cfg, 1, &[], &mut b, &mut a).unwrap();
-        let read = report_from_record::<camelot::Camelot>(&cfg, 1, &played.record).unwrap();
+        let read = report_from_record(&cfg, 1, &played.record).unwrap();
         assert_eq!(read.outcome, played.outcome);
         assert_eq!(read.plies, 6);
 
@@ -723,8 +706,8 @@ mod tests {
             ("Reason".to_owned(), "resignation".to_owned()),
             ("Failure".to_owned(), "greedy failed: it crashed".to_owned()),
         ];
-        let text = game.write_record(&tags, Some(lost));
-        let read = report_from_record::<camelot::Camelot>(&cfg, 1, &text).unwrap();
+        let text = games::record::write(&game.into(), &tags, Some(lost));
+        let read = report_from_record(&cfg, 1, &text).unwrap();
         assert_eq!(read.outcome, Some(lost));
         assert_eq!(read.failure.as_deref(), Some("greedy failed: it crashed"));
         // Player A (greedy) had the second side in game 2, so the first side's loss is a win.
@@ -767,7 +750,7 @@ mod tests {
         assert_eq!(report.points_for_a(), None);
         assert_eq!(report.refusal.as_deref(), Some("over after 5 plies"));
         assert!(report.note.contains("house rules"), "{}", report.note);
-        let read = report_from_record::<tafl::Tafl>(&cfg, 0, &report.record).unwrap();
+        let read = report_from_record(&cfg, 0, &report.record).unwrap();
         assert_eq!(read.refusal, report.refusal);
         assert_eq!(read.plies, 5);
     }

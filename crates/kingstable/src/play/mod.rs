@@ -22,6 +22,7 @@ use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use engine::Level;
 use game::{GameKind, Player};
+use games::{AnyGame, with_game};
 
 use self::board::PlayGame;
 use self::clock::TimeControl;
@@ -87,13 +88,10 @@ fn parse_clock(text: &str) -> Result<TimeControl, String> {
 
 /// Runs `kingstable play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
-    match args.game {
-        GameKind::Fetlar | GameKind::Copenhagen => play::<tafl::Tafl>(args),
-        GameKind::Camelot => play::<camelot::Camelot>(args),
-    }
+    with_game!(AnyGame::start(args.game), game => play(args, game))
 }
 
-fn play<G: PlayGame>(args: &PlayArgs) -> Result<()> {
+fn play<G: PlayGame>(args: &PlayArgs, game: G) -> Result<()> {
     let human: Player = match &args.side {
         Some(side) => args.game.parse_side(side)?,
         None => Player::First,
@@ -112,7 +110,6 @@ fn play<G: PlayGame>(args: &PlayArgs) -> Result<()> {
         think: args.think,
         clock: args.clock,
     };
-    let game = G::setup(args.game, None, None, true)?;
     let mut session = Session::new(game, options, Instant::now());
     if let Some(path) = &args.load {
         session.load(path, Instant::now())?;

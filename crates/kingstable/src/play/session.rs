@@ -17,6 +17,9 @@ use engine::{Level, Limits};
 use game::{EndReason, GameKind, Outcome, Player};
 
 use super::ai::{AiEvent, AiRequest, Purpose};
+use games::MoveInfo;
+use games::record::{self, TagKey};
+
 use super::board::{PlayGame, Sq, load_record};
 use super::clock::{Clocks, TimeControl};
 
@@ -283,14 +286,16 @@ impl<G: PlayGame> Session<G> {
         let (matches, prompt) = self.matching_moves(text);
         match matches.as_slice() {
             [] => {
-                let squares = squares_in::<G>(text);
+                let squares = self.squares_in(text);
                 Err(match squares.as_deref() {
-                    Some([from]) => format!("no legal move starts on {}", G::square_name(*from)),
+                    Some([from]) => {
+                        format!("no legal move starts on {}", self.game.square_name(*from))
+                    }
                     _ => error,
                 })
             }
             // A square alone lists its moves, even a single one (as the help says).
-            [mv] if !matches!(squares_in::<G>(text).as_deref(), Some([_])) => {
+            [mv] if !matches!(self.squares_in(text).as_deref(), Some([_])) => {
                 Ok(Submitted::Played(self.play_human(*mv, now)))
             }
             _ => {
@@ -307,20 +312,20 @@ impl<G: PlayGame> Session<G> {
         let matches: Vec<G::Move> = self
             .legal_moves()
             .into_iter()
-            .filter(|&mv| G::move_ends(mv) == (from, to))
+            .filter(|&mv| self.move_ends(mv) == (from, to))
             .collect();
         match matches.as_slice() {
             [] => Err(format!(
                 "{} cannot go to {}",
-                G::square_name(from),
-                G::square_name(to)
+                self.game.square_name(from),
+                self.game.square_name(to)
             )),
             [mv] => Ok(Submitted::Played(self.play_human(*mv, now))),
             _ => {
                 let prompt = format!(
                     "{} to {} can be played {} ways",
-                    G::square_name(from),
-                    G::square_name(to),
+                    self.game.square_name(from),
+                    self.game.square_name(to),
                     matches.len()
                 );
                 self.offer(matches, prompt);
@@ -358,7 +363,7 @@ impl<G: PlayGame> Session<G> {
         let mut out: Vec<Sq> = self
             .legal_moves()
             .into_iter()
-            .map(G::move_ends)
+            .map(|mv| self.move_ends(mv))
             .filter(|&(f, _)| f == from)
             .map(|(_, to)| to)
             .collect();
@@ -389,12 +394,12 @@ impl<G: PlayGame> Session<G> {
     /// among them.
     fn matching_moves(&self, text: &str) -> (Vec<G::Move>, String) {
         let lower = text.to_ascii_lowercase();
-        let squares = squares_in::<G>(text);
+        let squares = self.squares_in(text);
         let matches: Vec<G::Move> = self
             .legal_moves()
             .into_iter()
             .filter(|&mv| {
-                let (from, to) = G::move_ends(mv);
+                let (from, to) = self.move_ends(mv);
                 // Whole square names are matched as squares, so `d1` is not taken as
                 // the start of `d11`.
                 match squares.as_deref() {
@@ -409,11 +414,11 @@ impl<G: PlayGame> Session<G> {
             })
             .collect();
         let prompt = match squares.as_deref() {
-            Some([from]) => format!("moves of the piece on {}", G::square_name(*from)),
+            Some([from]) => format!("moves of the piece on {}", self.game.square_name(*from)),
             Some([from, .., to]) => format!(
                 "{} to {} can be played {} ways",
-                G::square_name(*from),
-                G::square_name(*to),
+                self.game.square_name(*from),
+                self.game.square_name(*to),
                 matches.len()
             ),
             _ => format!("moves beginning {text}"),
@@ -449,6 +454,29 @@ impl<G: PlayGame> Session<G> {
         self.apply(mv, false, Some(now))
     }
 
+    /// Where a move starts and ends.
+    fn move_ends(&self, mv: G::Move) -> (Sq, Sq) {
+        let info = self.game.move_info(mv);
+        (info.from, info.to)
+    }
+
+    /// The squares `text` names, if it is nothing but square names joined by `-`, `x`
+    /// or `/` (`d1`, `h9-f5`, `C6-E8-G8`).
+    fn squares_in(&self, text: &str) -> Option<Vec<Sq>> {
+        let lower = text.trim().to_ascii_lowercase();
+        let parts: Vec<&str> = lower
+            .split(['-', 'x', '/'])
+            .filter(|p| !p.is_empty())
+            .collect();
+        if parts.is_empty() {
+            return None;
+        }
+        parts
+            .into_iter()
+            .map(|p| self.game.parse_square(p))
+            .collect()
+    }
+
     fn legal_moves(&self) -> Vec<G::Move> {
         let mut moves = Vec::new();
         if self.outcome().is_none() {
@@ -462,8 +490,12 @@ impl<G: PlayGame> Session<G> {
     fn apply(&mut self, mv: G::Move, by_ai: bool, now: Option<Instant>) -> String {
         let mover = self.game.to_move();
         let text = self.game.format_move(mv);
-        let (from, to) = G::move_ends(mv);
-        let captured = self.game.captured_squares(mv);
+        let MoveInfo {
+            from,
+            to,
+            captures: captured,
+            ..
+        } = self.game.move_info(mv);
         let clocks_before = now.and_then(|now| Some(self.clocks.as_ref()?.both(now)));
         self.game.play(mv);
         if let (Some(clocks), Some(now)) = (self.clocks.as_mut(), now) {
@@ -555,25 +587,18 @@ impl<G: PlayGame> Session<G> {
             Controller::Human => "human".to_owned(),
             Controller::Ai => format!("kingstable AI ({})", self.options.level),
         });
-        let mut tags = Vec::new();
-        let date = date_tag(SystemTime::now());
-        if self.kind.is_tafl() {
-            tags.push(("event".to_owned(), "kingstable play".to_owned()));
-            tags.push(("date".to_owned(), date));
-        } else {
-            tags.push(("Event".to_owned(), "kingstable play".to_owned()));
-            tags.push(("Date".to_owned(), date));
+        let tag = |key| record::tag_name(self.kind, key).to_owned();
+        let mut tags = vec![
+            (tag(TagKey::Event), "kingstable play".to_owned()),
+            (tag(TagKey::Date), date_tag(SystemTime::now())),
+        ];
+        for (player, name) in Player::BOTH.into_iter().zip(names) {
+            tags.push((tag(TagKey::player(player)), name));
         }
-        tags.extend(G::player_tags([&names[0], &names[1]]));
         if let Some(control) = self.options.clock {
-            let key = if self.kind.is_tafl() {
-                "time-control"
-            } else {
-                "TimeControl"
-            };
-            tags.push((key.to_owned(), control.to_string()));
+            tags.push((tag(TagKey::TimeControl), control.to_string()));
         }
-        self.game.write_record(&tags, self.outcome())
+        record::write(&self.game.to_any(), &tags, self.outcome())
     }
 
     /// Saves the record to `path`, or to a new file named after the game and the time.
@@ -581,7 +606,7 @@ impl<G: PlayGame> Session<G> {
     pub fn save(&self, path: Option<&Path>) -> Result<PathBuf> {
         let path = match path {
             Some(p) => p.to_path_buf(),
-            None => default_record_name(self.kind, G::RECORD_EXTENSION, SystemTime::now()),
+            None => default_record_name(self.kind, record::extension(self.kind), SystemTime::now()),
         };
         std::fs::write(&path, self.record_text())
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -601,7 +626,7 @@ impl<G: PlayGame> Session<G> {
         for mv in &loaded.moves {
             self.apply(*mv, false, None);
         }
-        self.ended = loaded.ending;
+        self.ended = loaded.outcome.filter(|_| self.game.outcome().is_none());
         self.clocks = self.options.clock.map(|control| {
             let mut clocks = Clocks::new(control);
             if self.outcome().is_none() {
@@ -745,20 +770,6 @@ impl<G: PlayGame> Session<G> {
 /// The longest a hint search takes.
 pub const HINT_TIME: Duration = Duration::from_secs(2);
 
-/// The squares `text` names, if it is nothing but square names joined by `-`, `x` or
-/// `/` (`d1`, `h9-f5`, `C6-E8-G8`).
-fn squares_in<G: PlayGame>(text: &str) -> Option<Vec<Sq>> {
-    let lower = text.trim().to_ascii_lowercase();
-    let parts: Vec<&str> = lower
-        .split(['-', 'x', '/'])
-        .filter(|p| !p.is_empty())
-        .collect();
-    if parts.is_empty() {
-        return None;
-    }
-    parts.into_iter().map(G::parse_square).collect()
-}
-
 /// The result as protocols write it: `defenders_win (corner_escape)`, `draw (repetition)`.
 #[must_use]
 pub fn result_text(kind: GameKind, outcome: Outcome) -> String {
@@ -848,6 +859,7 @@ mod tests {
     use camelot::Camelot;
     #[allow(unused_imports)]
     use game::Game;
+    use games::Board;
     use tafl::{Rules, Tafl};
 
     fn options(players: [Controller; 2], clock: Option<&str>) -> SessionOptions {
@@ -901,7 +913,7 @@ mod tests {
             Ok(Submitted::Played("g3-e3xe2".into()))
         );
         let last = s.history().last().unwrap();
-        assert_eq!(last.captured, [Tafl::parse_square("e2").unwrap()]);
+        assert_eq!(last.captured, [s.game().parse_square("e2").unwrap()]);
         assert_eq!(s.pieces_lost(), [0, 1]);
     }
 
@@ -982,8 +994,8 @@ mod tests {
         let texts: Vec<String> = choice.options.iter().map(|(_, t)| t.clone()).collect();
         assert_eq!(texts.len(), 2);
         assert!(texts.contains(&"H9xJ7xH5xH7xF5".to_owned()), "{texts:?}");
-        let from = Camelot::parse_square("H9").unwrap();
-        let to = Camelot::parse_square("F5").unwrap();
+        let from = s.game().parse_square("H9").unwrap();
+        let to = s.game().parse_square("F5").unwrap();
         assert!(s.destinations(from).contains(&to));
         s.cancel_choice();
         assert_eq!(s.submit_squares(from, to, now), Ok(Submitted::Choose));

@@ -12,9 +12,9 @@ use super::session::Session;
 /// The files left to right and ranks top to bottom as drawn: rank 1 at the bottom, or at
 /// the top when `flipped` (files then run right to left).
 #[must_use]
-pub fn view_order<G: PlayGame>(flipped: bool) -> (Vec<u8>, Vec<u8>) {
-    let mut files: Vec<u8> = (0..G::FILES).collect();
-    let mut ranks: Vec<u8> = (0..G::RANKS).rev().collect();
+pub fn view_order<G: PlayGame>(game: &G, flipped: bool) -> (Vec<u8>, Vec<u8>) {
+    let mut files: Vec<u8> = (0..game.files()).collect();
+    let mut ranks: Vec<u8> = (0..game.ranks()).rev().collect();
     if flipped {
         files.reverse();
         ranks.reverse();
@@ -28,7 +28,7 @@ pub fn view_order<G: PlayGame>(flipped: bool) -> (Vec<u8>, Vec<u8>) {
 pub fn cell_char(cell: Cell) -> char {
     match (cell.exists, cell.piece, cell.mark) {
         (false, _, _) => ' ',
-        (true, Some((_, letter)), _) => letter,
+        (true, Some((owner, piece)), _) => piece.letter(owner),
         (true, None, Mark::Plain) => '.',
         (true, None, _) => '+',
     }
@@ -42,11 +42,11 @@ pub fn cell_char(cell: Cell) -> char {
 /// ```
 #[must_use]
 pub fn board_text<G: PlayGame>(game: &G, flipped: bool) -> String {
-    let (files, ranks) = view_order::<G>(flipped);
+    let (files, ranks) = view_order(game, flipped);
     let letters: String = files
         .iter()
         .map(|&f| {
-            let name = G::square_name(Sq::new(f, first_rank_of::<G>(f)));
+            let name = game.square_name(Sq::new(f, first_rank_of(game, f)));
             format!("{} ", name.chars().next().unwrap_or(' '))
         })
         .collect();
@@ -67,9 +67,9 @@ pub fn board_text<G: PlayGame>(game: &G, flipped: bool) -> String {
 }
 
 /// A rank on which `file` exists, to name the file by.
-fn first_rank_of<G: PlayGame>(file: u8) -> u8 {
-    (0..G::RANKS)
-        .find(|&rank| G::exists(Sq::new(file, rank)))
+fn first_rank_of<G: PlayGame>(game: &G, file: u8) -> u8 {
+    (0..game.ranks())
+        .find(|&rank| game.exists(Sq::new(file, rank)))
         .unwrap_or(0)
 }
 
@@ -88,7 +88,8 @@ pub fn status_text<G: PlayGame>(session: &Session<G>, now: Instant) -> String {
         };
         write!(out, "last move: {} ({who})", last.text).expect("writing to a String cannot fail");
         if !last.captured.is_empty() {
-            let names: Vec<String> = last.captured.iter().map(|&s| G::square_name(s)).collect();
+            let game = session.game();
+            let names: Vec<String> = last.captured.iter().map(|&s| game.square_name(s)).collect();
             write!(out, ", captured {}", names.join(" ")).expect("writing to a String cannot fail");
         }
         out.push('\n');

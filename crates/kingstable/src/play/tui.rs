@@ -22,6 +22,7 @@ use super::clock::format_clock;
 use super::input::{self, COMMANDS, Input};
 use super::session::{AiUpdate, Session, Submitted, describe_outcome, result_text};
 use super::text::{cell_char, view_order};
+use games::PieceKind;
 
 /// The keys, as the footer and the help show them.
 const KEYS: &[(&str, &str)] = &[
@@ -88,7 +89,8 @@ pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, human: Player) -> Resu
     let worker = AiWorker::spawn(ai, move |event| {
         let _ = tx.send(event);
     });
-    let centre = Sq::new(G::FILES / 2, G::RANKS / 2);
+    let (files, ranks) = (session.game().files(), session.game().ranks());
+    let centre = Sq::new(files / 2, ranks / 2);
     let mut app = App {
         session,
         worker,
@@ -97,7 +99,7 @@ pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, human: Player) -> Resu
         cursor: centre,
         selected: None,
         // Camelot's second player sits at the top unless the board is turned.
-        flipped: human == Player::Second && !G::FILES.eq(&G::RANKS),
+        flipped: human == Player::Second && files != ranks,
         message: Some((
             "Type a move and Enter, or pick a piece with the arrows and Enter. F1: help".to_owned(),
             false,
@@ -238,11 +240,12 @@ impl<G: PlayGame> App<G> {
         loop {
             file += dx;
             rank += dy;
-            if file < 0 || rank < 0 || file >= G::FILES as i8 || rank >= G::RANKS as i8 {
+            let game = self.session.game();
+            if file < 0 || rank < 0 || file >= game.files() as i8 || rank >= game.ranks() as i8 {
                 return;
             }
             let sq = Sq::new(file as u8, rank as u8);
-            if G::exists(sq) {
+            if game.exists(sq) {
                 self.cursor = sq;
                 return;
             }
@@ -260,7 +263,7 @@ impl<G: PlayGame> App<G> {
             return;
         }
         let cursor = self.cursor;
-        let name = G::square_name(cursor);
+        let name = self.session.game().square_name(cursor);
         match self.selected {
             Some(from) if from == cursor => self.selected = None,
             Some(from) if self.session.destinations(from).contains(&cursor) => {
@@ -274,7 +277,10 @@ impl<G: PlayGame> App<G> {
                 self.selected = Some(cursor);
                 self.say(format!("{name} selected: Enter on a green square moves it"));
             }
-            Some(from) => self.complain(format!("{} cannot go to {name}", G::square_name(from))),
+            Some(from) => {
+                let from = self.session.game().square_name(from);
+                self.complain(format!("{from} cannot go to {name}"));
+            }
             None => self.complain(format!("No move from {name}")),
         }
     }
@@ -352,21 +358,21 @@ impl<G: PlayGame> App<G> {
     // ---- Drawing ----
 
     /// The smallest terminal the board, the side panel and the lines below fit in.
-    fn min_size() -> (u16, u16) {
-        let width = Self::board_width() + SIDE_MIN_WIDTH;
+    fn min_size(&self) -> (u16, u16) {
+        let width = self.board_width() + SIDE_MIN_WIDTH;
         // Title, the board between its two lines of file letters, message, input, footer.
-        let height = 1 + u16::from(G::RANKS) + 2 + 3;
+        let height = 1 + u16::from(self.session.game().ranks()) + 2 + 3;
         (width, height)
     }
 
     /// The board's width with its rank numbers.
-    fn board_width() -> u16 {
-        4 + 3 * u16::from(G::FILES) + 5
+    fn board_width(&self) -> u16 {
+        4 + 3 * u16::from(self.session.game().files()) + 5
     }
 
     fn draw(&self, frame: &mut Frame) {
         let area = frame.area();
-        let (min_width, min_height) = Self::min_size();
+        let (min_width, min_height) = self.min_size();
         if area.width < min_width || area.height < min_height {
             let text = format!(
                 "The {} board needs a terminal of at least {min_width}x{min_height}; this one is {}x{}. \
@@ -387,7 +393,7 @@ impl<G: PlayGame> App<G> {
         ])
         .areas(area);
         let [board, side] =
-            Layout::horizontal([Constraint::Length(Self::board_width()), Constraint::Min(0)])
+            Layout::horizontal([Constraint::Length(self.board_width()), Constraint::Min(0)])
                 .areas(main);
         frame.render_widget(
             Paragraph::new(self.title_text()).style(Style::new().add_modifier(Modifier::REVERSED)),
@@ -434,13 +440,13 @@ impl<G: PlayGame> App<G> {
     }
 
     fn board_lines(&self) -> Vec<Line<'static>> {
-        let (files, ranks) = view_order::<G>(self.flipped);
         let game = self.session.game();
+        let (files, ranks) = view_order(game, self.flipped);
         let file_letter = |f: u8| {
-            (0..G::RANKS)
-                .map(|r| G::square_name(Sq::new(f, r)))
-                .find(|n| G::parse_square(n).is_some())
-                .and_then(|n| n.chars().next())
+            (0..game.ranks())
+                .map(|r| Sq::new(f, r))
+                .find(|&sq| game.exists(sq))
+                .and_then(|sq| game.square_name(sq).chars().next())
                 .unwrap_or(' ')
         };
         let header: String = std::iter::once("    ".to_owned())
@@ -453,7 +459,10 @@ impl<G: PlayGame> App<G> {
             .map(|from| self.session.destinations(from))
             .unwrap_or_default();
         let last = self.session.history().last();
-        let hint = self.session.hint().map(|(mv, _)| G::move_ends(*mv));
+        let hint = self.session.hint().map(|(mv, _)| {
+            let info = game.move_info(*mv);
+            (info.from, info.to)
+        });
         for &rank in &ranks {
             let mut spans = vec![Span::styled(format!("{:>3} ", rank + 1), dim)];
             for &file in &files {
@@ -472,9 +481,11 @@ impl<G: PlayGame> App<G> {
                 });
                 let mut centre = cell_char(cell);
                 let mut fg = match cell.piece {
-                    Some((_, 'K')) => Color::Indexed(226),
-                    Some((Player::First, _)) if G::FILES == G::RANKS => Color::Indexed(16),
-                    Some((Player::Second, _)) if G::FILES == G::RANKS => Color::Indexed(231),
+                    Some((_, PieceKind::King)) => Color::Indexed(226),
+                    Some((Player::First, _)) if game.files() == game.ranks() => Color::Indexed(16),
+                    Some((Player::Second, _)) if game.files() == game.ranks() => {
+                        Color::Indexed(231)
+                    }
                     Some((Player::First, _)) => Color::Indexed(231),
                     Some((Player::Second, _)) => Color::Indexed(16),
                     None => Color::Indexed(239),
@@ -580,7 +591,9 @@ impl<G: PlayGame> App<G> {
         if let Some(last) = s.history().last() {
             let mut text = format!("Last: {}", last.text);
             if !last.captured.is_empty() {
-                let names: Vec<String> = last.captured.iter().map(|&q| G::square_name(q)).collect();
+                let game = self.session.game();
+                let names: Vec<String> =
+                    last.captured.iter().map(|&q| game.square_name(q)).collect();
                 text.push_str(&format!(" (took {})", names.join(" ")));
             }
             lines.push(Line::raw(text));
@@ -648,7 +661,10 @@ impl<G: PlayGame> App<G> {
     fn legend_lines(&self) -> Vec<Line<'static>> {
         let dim = Style::new().fg(Color::DarkGray);
         let (pieces, marks) = if self.session.kind().is_tafl() {
-            ("X attacker  O defender  K king", "+ the throne and the corners")
+            (
+                "X attacker  O defender  K king",
+                "+ the throne and the corners",
+            )
         } else {
             ("N/M white knight/man, n/m black", "+ the castles")
         };

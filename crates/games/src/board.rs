@@ -1,0 +1,362 @@
+//! The board as a front end draws it, whatever the game: squares by file and rank, what
+//! stands on each, which squares are special, and the squares a move touches. The
+//! [`Board`] trait gives every game inside [`AnyGame`] (and `AnyGame` itself) this
+//! geometry, so code that stays generic over the game for speed (the terminal game, the
+//! match runner) draws and names squares the same way.
+
+use camelot::Camelot;
+use game::{Game, Player};
+use serde::{Deserialize, Serialize};
+use tafl::Tafl;
+
+use crate::{AnyGame, AnyMove, MoveInfo};
+
+/// A square as a board draws it, whatever the game: 0-based file (`a`/`A` = 0) and rank
+/// (rank 1 = 0). The name of a square depends on the game's notation, so the type does
+/// not know it: it serialises as `{"file":3,"rank":0}`, and
+/// [`AnyGame::square_name`](crate::AnyGame::square_name) names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Square {
+    /// 0 = the first file.
+    pub file: u8,
+    /// 0 = rank 1.
+    pub rank: u8,
+}
+
+impl Square {
+    /// The square on `file` and `rank` (both 0-based).
+    #[must_use]
+    pub const fn new(file: u8, rank: u8) -> Square {
+        Square { file, rank }
+    }
+}
+
+impl From<tafl::Square> for Square {
+    fn from(sq: tafl::Square) -> Square {
+        Square::new(sq.file(), sq.rank())
+    }
+}
+
+impl From<camelot::Square> for Square {
+    fn from(sq: camelot::Square) -> Square {
+        Square::new(sq.file(), sq.rank())
+    }
+}
+
+/// The kinds of piece of all three games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PieceKind {
+    /// Tafl: an attacker.
+    Attacker,
+    /// Tafl: a defender other than the king.
+    Defender,
+    /// Tafl: the king.
+    King,
+    /// Camelot: a knight.
+    Knight,
+    /// Camelot: a man.
+    Man,
+}
+
+impl PieceKind {
+    /// The letter a text board shows for the piece of `owner`: `X`, `O`, `K` in tafl;
+    /// `N`, `M` for White and `n`, `m` for Black in Camelot (as in its position strings).
+    #[must_use]
+    pub const fn letter(self, owner: Player) -> char {
+        match (self, owner) {
+            (PieceKind::Attacker, _) => 'X',
+            (PieceKind::Defender, _) => 'O',
+            (PieceKind::King, _) => 'K',
+            (PieceKind::Knight, Player::First) => 'N',
+            (PieceKind::Man, Player::First) => 'M',
+            (PieceKind::Knight, Player::Second) => 'n',
+            (PieceKind::Man, Player::Second) => 'm',
+        }
+    }
+
+    /// The lowercase name: `attacker`, `defender`, `king`, `knight`, `man`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            PieceKind::Attacker => "attacker",
+            PieceKind::Defender => "defender",
+            PieceKind::King => "king",
+            PieceKind::Knight => "knight",
+            PieceKind::Man => "man",
+        }
+    }
+}
+
+/// A square the rules treat specially, drawn so the player sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mark {
+    /// An ordinary square.
+    Plain,
+    /// Tafl: the throne in the middle.
+    Throne,
+    /// Tafl: a corner, where the king escapes.
+    Corner,
+    /// Camelot: a square of this player's castle.
+    Castle(Player),
+}
+
+/// What a board draws on one square of its frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Cell {
+    /// Whether the square is part of the board (Camelot's frame has cut corners).
+    pub exists: bool,
+    /// The piece on it: its owner and kind.
+    pub piece: Option<(Player, PieceKind)>,
+    /// Whether the square is special.
+    pub mark: Mark,
+}
+
+impl Cell {
+    /// A square of the frame that is not on the board.
+    pub const MISSING: Cell = Cell {
+        exists: false,
+        piece: None,
+        mark: Mark::Plain,
+    };
+}
+
+/// A game a board can show and a front end can drive: its geometry, its moves as
+/// [`MoveInfo`], and the way to and from [`AnyGame`]. Implemented by the games an
+/// `AnyGame` holds ([`Tafl`], [`Camelot`]) and by `AnyGame`.
+pub trait Board: Game {
+    /// Files of the board's frame (tafl 11, Camelot 12).
+    fn files(&self) -> u8;
+
+    /// Ranks of the board's frame (tafl 11, Camelot 16).
+    fn ranks(&self) -> u8;
+
+    /// Whether `sq` is a square of the board (Camelot's frame has cut corners).
+    fn exists(&self, sq: Square) -> bool;
+
+    /// What stands on `sq` and how it is marked.
+    fn cell(&self, sq: Square) -> Cell;
+
+    /// The square's name in the game's notation (`d1`, `F16`).
+    fn square_name(&self, sq: Square) -> String;
+
+    /// Reads a square name (any case); `None` if it names no square of the board.
+    fn parse_square(&self, text: &str) -> Option<Square>;
+
+    /// The geometry of a legal move here (before it is played).
+    fn move_info(&self, mv: Self::Move) -> MoveInfo;
+
+    /// Every legal move with its geometry (empty when the game is over).
+    fn legal_moves_info(&self) -> Vec<MoveInfo> {
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
+        moves.into_iter().map(|mv| self.move_info(mv)).collect()
+    }
+
+    /// The moves played since the start, in notation with captures.
+    fn move_texts(&self) -> Vec<String>;
+
+    /// The position this game started from, as a position string.
+    fn start_position_string(&self) -> String;
+
+    /// A copy of this game as an [`AnyGame`].
+    fn to_any(&self) -> AnyGame;
+
+    /// The game of this type inside `any`, or `None` if it holds another.
+    fn from_any(any: AnyGame) -> Option<Self>;
+
+    /// The move of this game inside `mv`, or `None` if it is another game's.
+    fn move_from_any(mv: AnyMove) -> Option<Self::Move>;
+}
+
+fn square_name(first_file: u8, sq: Square) -> String {
+    let file = first_file.saturating_add(sq.file);
+    format!("{}{}", file as char, u16::from(sq.rank) + 1)
+}
+
+pub(crate) fn to_tafl(sq: Square) -> Option<tafl::Square> {
+    (sq.file < tafl::SIZE && sq.rank < tafl::SIZE).then(|| tafl::Square::new(sq.file, sq.rank))
+}
+
+pub(crate) fn to_camelot(sq: Square) -> Option<camelot::Square> {
+    camelot::Square::new(sq.file, sq.rank)
+}
+
+impl Board for Tafl {
+    fn files(&self) -> u8 {
+        tafl::SIZE
+    }
+
+    fn ranks(&self) -> u8 {
+        tafl::SIZE
+    }
+
+    fn exists(&self, sq: Square) -> bool {
+        to_tafl(sq).is_some()
+    }
+
+    fn cell(&self, sq: Square) -> Cell {
+        let Some(square) = to_tafl(sq) else {
+            return Cell::MISSING;
+        };
+        let piece = self.position().piece_at(square).map(|piece| match piece {
+            tafl::Piece::Attacker => (Player::First, PieceKind::Attacker),
+            tafl::Piece::Defender => (Player::Second, PieceKind::Defender),
+            tafl::Piece::King => (Player::Second, PieceKind::King),
+        });
+        let mark = if square == tafl::Square::THRONE {
+            Mark::Throne
+        } else if square.is_corner() {
+            Mark::Corner
+        } else {
+            Mark::Plain
+        };
+        Cell {
+            exists: true,
+            piece,
+            mark,
+        }
+    }
+
+    fn square_name(&self, sq: Square) -> String {
+        square_name(b'a', sq)
+    }
+
+    fn parse_square(&self, text: &str) -> Option<Square> {
+        text.trim().parse::<tafl::Square>().ok().map(Square::from)
+    }
+
+    fn move_info(&self, mv: tafl::Move) -> MoveInfo {
+        let captured = self.position().captures_of(mv, self.rules());
+        let (from, to) = (Square::from(mv.from), Square::from(mv.to));
+        MoveInfo {
+            text: tafl::notation::format_move(mv, captured),
+            from,
+            to,
+            path: vec![from, to],
+            captures: captured.squares().map(Square::from).collect(),
+        }
+    }
+
+    fn move_texts(&self) -> Vec<String> {
+        Tafl::move_texts(self)
+    }
+
+    fn start_position_string(&self) -> String {
+        self.start_position().to_string_with_side()
+    }
+
+    fn to_any(&self) -> AnyGame {
+        AnyGame::Tafl(self.clone())
+    }
+
+    fn from_any(any: AnyGame) -> Option<Tafl> {
+        match any {
+            AnyGame::Tafl(game) => Some(game),
+            AnyGame::Camelot(_) => None,
+        }
+    }
+
+    fn move_from_any(mv: AnyMove) -> Option<tafl::Move> {
+        match mv {
+            AnyMove::Tafl(mv) => Some(mv),
+            AnyMove::Camelot(_) => None,
+        }
+    }
+}
+
+impl Board for Camelot {
+    fn files(&self) -> u8 {
+        camelot::square::FILES
+    }
+
+    fn ranks(&self) -> u8 {
+        camelot::square::RANKS
+    }
+
+    fn exists(&self, sq: Square) -> bool {
+        to_camelot(sq).is_some()
+    }
+
+    fn cell(&self, sq: Square) -> Cell {
+        let Some(square) = to_camelot(sq) else {
+            return Cell::MISSING;
+        };
+        let piece = self.position().piece_at(square).map(|(player, piece)| {
+            let kind = match piece {
+                camelot::Piece::Knight => PieceKind::Knight,
+                camelot::Piece::Man => PieceKind::Man,
+            };
+            (player, kind)
+        });
+        let mark = Player::BOTH
+            .into_iter()
+            .find(|&p| camelot::castle(p).contains(square))
+            .map_or(Mark::Plain, Mark::Castle);
+        Cell {
+            exists: true,
+            piece,
+            mark,
+        }
+    }
+
+    fn square_name(&self, sq: Square) -> String {
+        square_name(b'A', sq)
+    }
+
+    fn parse_square(&self, text: &str) -> Option<Square> {
+        text.trim()
+            .parse::<camelot::Square>()
+            .ok()
+            .map(Square::from)
+    }
+
+    fn move_info(&self, mv: camelot::Move) -> MoveInfo {
+        let position = self.position();
+        let (from, to) = (Square::from(mv.from), Square::from(mv.to));
+        let (text, path) = match position.move_path(mv) {
+            Some(path) => {
+                let squares = std::iter::once(path.from)
+                    .chain(path.steps.iter().map(|step| step.to))
+                    .map(Square::from)
+                    .collect();
+                (path.to_string(), squares)
+            }
+            None => (position.format_move(mv), vec![from, to]),
+        };
+        MoveInfo {
+            text,
+            from,
+            to,
+            path,
+            captures: mv.captured.squares().map(Square::from).collect(),
+        }
+    }
+
+    fn move_texts(&self) -> Vec<String> {
+        Camelot::move_texts(self)
+    }
+
+    fn start_position_string(&self) -> String {
+        self.start_position().fen()
+    }
+
+    fn to_any(&self) -> AnyGame {
+        AnyGame::Camelot(self.clone())
+    }
+
+    fn from_any(any: AnyGame) -> Option<Camelot> {
+        match any {
+            AnyGame::Camelot(game) => Some(game),
+            AnyGame::Tafl(_) => None,
+        }
+    }
+
+    fn move_from_any(mv: AnyMove) -> Option<camelot::Move> {
+        match mv {
+            AnyMove::Camelot(mv) => Some(mv),
+            AnyMove::Tafl(_) => None,
+        }
+    }
+}
