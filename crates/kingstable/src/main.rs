@@ -1,5 +1,6 @@
 //! `kingstable`: Fetlar and Copenhagen Hnefatafl and Camelot from the command line.
 
+mod clock;
 mod commands;
 mod duration;
 mod matches;
@@ -109,9 +110,10 @@ enum Command {
         /// Fixed time per move (1s, 500ms).
         #[arg(long, value_parser = duration::parse_duration, conflicts_with_all = ["tc", "depth"])]
         movetime: Option<std::time::Duration>,
-        /// Clocks: base+increment in seconds (60+1).
-        #[arg(long, conflicts_with = "depth")]
-        tc: Option<String>,
+        /// Clocks: MINUTES+SECONDS, as `play --clock` reads them (5+3: five minutes each,
+        /// three seconds added per move; 0.5+0.1 for fast games).
+        #[arg(long, conflicts_with = "depth", value_parser = clock::parse_fischer)]
+        tc: Option<session::TimeControl>,
         /// Fixed search depth per move for our engines (deterministic, fast).
         #[arg(long)]
         depth: Option<u32>,
@@ -248,25 +250,6 @@ impl PositionArgs {
     }
 }
 
-/// `60+1`: 60 seconds and one second added per move (decimals allowed).
-fn parse_tc(text: &str) -> Result<matches::player::TimeControl> {
-    let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
-    let seconds = |s: &str| -> Result<std::time::Duration> {
-        let value: f64 = s
-            .trim()
-            .parse()
-            .with_context(|| format!("--tc {text:?}: expected seconds+increment, like 60+1"))?;
-        if !value.is_finite() || value < 0.0 {
-            anyhow::bail!("--tc {text:?}: times must be positive");
-        }
-        Ok(std::time::Duration::from_secs_f64(value))
-    };
-    Ok(matches::player::TimeControl::Clock {
-        base: seconds(base)?,
-        increment: seconds(increment)?,
-    })
-}
-
 fn parse_kind(text: &str) -> Result<GameKind, String> {
     text.parse()
         .map_err(|e: game::ParseGameKindError| e.to_string())
@@ -324,11 +307,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             resume,
         } => {
             let control = match (movetime, tc, depth) {
-                (Some(time), _, _) => matches::player::TimeControl::MoveTime(time),
-                (None, Some(tc), _) => parse_tc(&tc)?,
-                (None, None, Some(depth)) => matches::player::TimeControl::Depth(depth),
+                (Some(time), _, _) => matches::player::Limit::MoveTime(time),
+                (None, Some(tc), _) => matches::player::Limit::Clock(tc),
+                (None, None, Some(depth)) => matches::player::Limit::Depth(depth),
                 (None, None, None) => {
-                    matches::player::TimeControl::MoveTime(std::time::Duration::from_secs(1))
+                    matches::player::Limit::MoveTime(std::time::Duration::from_secs(1))
                 }
             };
             let openings_text = match &openings {

@@ -633,6 +633,51 @@ fn match_refuses_unknown_engines_and_bad_time_controls() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--tc"));
+    // Days per move and no clock are for people, not engines.
+    for tc in ["3d", "untimed"] {
+        let out = kingstable(&[
+            "match",
+            "--game",
+            "fetlar",
+            "--engine1",
+            "greedy",
+            "--engine2",
+            "greedy",
+            "--tc",
+            tc,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{tc}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("MINUTES+SECONDS"), "{tc}: {stderr}");
+    }
+}
+
+#[test]
+fn match_clocks_read_minutes_plus_seconds_like_play() {
+    // 0.05+0.1: three seconds each and a tenth of a second per move, as `play --clock`
+    // reads it (in seconds, as the match runner once read it, this would be 50 ms).
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "copenhagen",
+        "--engine1",
+        "level:1",
+        "--engine2",
+        "greedy",
+        "--games",
+        "2",
+        "--tc",
+        "0.05+0.1",
+        "--draw-after",
+        "40",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("final score"), "{stdout}");
+    assert!(
+        !stdout.contains("on time"),
+        "nobody runs out of 3 s: {stdout}"
+    );
 }
 
 #[test]

@@ -315,3 +315,24 @@ fn bad_options_are_refused_before_the_game_starts() {
         assert!(run.stderr.contains(why), "{args:?}: {}", run.stderr);
     }
 }
+
+#[test]
+fn line_mode_a_square_alone_lists_its_one_move_instead_of_playing_it() {
+    // After d1-d2 e7-e9 the attacker on e11 can only go to e10.
+    let run = play(
+        &["--game", "copenhagen", "--vs", "human"],
+        "d1-d2\ne7-e9\ne11\n1\nquit\n",
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("choose: moves of the piece on e11 (type the number)\n  1) e11-e10\n"),
+        "{}",
+        run.stdout
+    );
+    // Played only when picked.
+    assert_eq!(
+        line_after(&run.stdout, "played: "),
+        ["d1-d2", "e7-e9", "e11-e10"]
+    );
+}

@@ -107,6 +107,9 @@ fn full_screen_game_in_80x24_takes_typed_and_arrow_key_moves() {
 
     let start = tmux.wait_for("attackers to move");
     assert!(start.contains(" Kingstable · fetlar"), "{start}");
+    // The legend says what the letters and colours mean.
+    assert!(start.contains("X attacker  O defender  K king"), "{start}");
+    assert!(start.contains("last move"), "{start}");
     assert_eq!(
         rank_line(&start, 1),
         "  1  +  .  .  X  X  X  X  X  .  .  + "
@@ -174,4 +177,49 @@ fn full_screen_game_in_80x24_takes_typed_and_arrow_key_moves() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn a_terminal_too_small_for_the_board_says_the_size_it_needs() {
+    if !tmux_available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing, but CI must run this test (.ci/run installs tmux)"
+        );
+        eprintln!("SKIPPED a_terminal_too_small…: tmux is not installed");
+        return;
+    }
+    let tmux = Tmux {
+        socket: format!("kingstable-test-small-{}", std::process::id()),
+    };
+    let command = format!(
+        "{} play --game camelot --vs human",
+        env!("CARGO_BIN_EXE_kingstable")
+    );
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "play",
+        "-x",
+        "60",
+        "-y",
+        "18",
+        &command,
+    ]);
+    assert!(out.status.success(), "tmux new-session failed: {out:?}");
+    let small = tmux.wait_for("needs a terminal");
+    // The message is wrapped to the width: read it as one line.
+    let words = small.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("The camelot board needs a terminal of at least 75x22; this one is 60x18."),
+        "{small}"
+    );
+    assert!(small.contains("--plain"), "{small}");
+    // Made big enough, the board appears.
+    let out = tmux.run(&["resize-window", "-t", "play", "-x", "80", "-y", "24"]);
+    assert!(out.status.success(), "tmux resize-window failed: {out:?}");
+    let board = tmux.wait_for("white to move");
+    assert!(board.contains("N/M white knight/man"), "{board}");
+    assert!(!board.contains("needs a terminal"), "{board}");
 }

@@ -27,7 +27,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use engine::Clock;
 use game::{Game, Player as Side};
 
-use super::player::{Choice, Player, PlayerError, TimeControl};
+use super::player::{Choice, Limit, Player, PlayerError};
 
 /// How long the peer may think before it is declared hung: its depth-4 search takes up to
 /// about a minute on an idle core here, many minutes on a loaded machine.
@@ -377,7 +377,7 @@ impl<G: Game> Player<G> for HtpPlayer {
         Ok(())
     }
 
-    fn choose(&mut self, game: &G, _clock: &Clock, _control: TimeControl) -> Result<Choice> {
+    fn choose(&mut self, game: &G, _clock: &Clock, _control: Limit) -> Result<Choice> {
         let reply = match self.generate(game) {
             Ok(Ok(reply)) => reply,
             Ok(Err(reason)) | Err(PlayerError::Refused(reason)) => {

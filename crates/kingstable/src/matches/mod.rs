@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use engine::{Clock, EngineGame};
@@ -20,7 +20,8 @@ use game::{EndReason, Game, GameKind, Outcome, Player as Side};
 use games::record::ReplayOptions;
 use games::{AnyGame, Board};
 
-use player::{Choice, Player, PlayerError, TimeControl, player_from_spec};
+use player::{Choice, Limit, Player, PlayerError, player_from_spec};
+use session::{Clocks, Timestamp};
 use stats::Tally;
 
 /// Openings shipped with Kingstable (see `bench/openings/README.md`).
@@ -71,7 +72,7 @@ pub struct MatchConfig {
     /// Opening move sequences, each played from both sides.
     pub openings: Vec<Vec<String>>,
     /// Time per move or clocks.
-    pub control: TimeControl,
+    pub control: Limit,
     /// Adjudicate a draw after this many plies (`None`: never).
     pub draw_after: Option<usize>,
     /// Where to save the records.
@@ -189,15 +190,14 @@ pub fn play_game<G: Board>(
             }
         }
     }
-    let (base, increment) = match config.control {
-        TimeControl::Clock { base, increment } => (base, increment),
-        _ => (Duration::ZERO, Duration::ZERO),
+    // The clocks, when the match is played on them: the first side's starts now.
+    let mut clocks = match config.control {
+        Limit::Clock(control) => Some(Clocks::new(control)),
+        _ => None,
     };
-    let mut clock = Clock {
-        remaining: [base; 2],
-        increment: [increment; 2],
-        moves_to_go: None,
-    };
+    if let Some(clocks) = clocks.as_mut() {
+        clocks.start(game.to_move(), Timestamp::now());
+    }
     while outcome.is_none() && report.refusal.is_none() {
         if let Some(o) = game.outcome() {
             outcome = Some(o);
@@ -211,16 +211,32 @@ pub fn play_game<G: Board>(
         }
         let side = game.to_move();
         let me = side.index();
-        let started = Instant::now();
+        let started = Timestamp::now();
+        let clock = clocks
+            .as_ref()
+            .and_then(|c| crate::clock::engine_clock(c, started))
+            .unwrap_or(Clock {
+                remaining: [Duration::ZERO; 2],
+                increment: [Duration::ZERO; 2],
+                moves_to_go: None,
+            });
         let choice = players[me].choose(&game, &clock, config.control);
-        let spent = started.elapsed();
-        if let TimeControl::Clock { .. } = config.control {
-            if spent > clock.remaining[me] {
-                outcome = Some(Outcome::loss(side, EndReason::Timeout));
-                report.note = format!("{} lost on time", names[me]);
+        let now = Timestamp::now();
+        let spent = now.saturating_duration_since(started);
+        if let Some(clocks) = clocks.as_mut() {
+            if clocks.flagged(now) == Some(side) {
+                let lost = timeout_outcome::<G>(kind, &game, side)?;
+                outcome = Some(lost);
+                report.note = match lost.winner {
+                    Some(_) => format!("{} lost on time", names[me]),
+                    None => format!(
+                        "{} ran out of time; the opponent cannot win: draw",
+                        names[me]
+                    ),
+                };
                 break;
             }
-            clock.remaining[me] = clock.remaining[me] - spent + clock.increment[me];
+            clocks.press(side, now);
         }
         let text = match choice {
             Ok(Choice::Move(text)) => text,
@@ -302,6 +318,13 @@ pub fn play_game<G: Board>(
     }
     report.record = games::record::write(&game.to_any(), &tags, outcome);
     Ok(report)
+}
+
+/// The result of `loser`'s flag falling in `game`, by the session's rule (in Camelot a
+/// draw when the opponent has too little material to win).
+fn timeout_outcome<G: Board>(kind: GameKind, game: &G, loser: Side) -> Result<Outcome> {
+    let any = games::AnyGame::from_position(kind, &game.position_string())?;
+    Ok(session::timeout_outcome(&any, loser))
 }
 
 /// Reads back game `index` as an earlier run of this match saved it (`--resume`), after
@@ -433,7 +456,7 @@ pub fn run<G: Board + EngineGame>(config: &MatchConfig, start: &G) -> Result<Sum
     // Check both players can be built before starting any game.
     for spec in &config.players {
         player_from_spec::<G>(spec, config.kind, config.threads)?;
-        if spec.trim().starts_with("otep:") && matches!(config.control, TimeControl::Depth(_)) {
+        if spec.trim().starts_with("otep:") && matches!(config.control, Limit::Depth(_)) {
             bail!(
                 "{spec}: the OpenTafl Engine Protocol cannot ask for a depth; use --movetime or --tc"
             );
@@ -565,7 +588,7 @@ mod tests {
             players: players.map(str::to_owned),
             games,
             openings: vec![vec![]],
-            control: TimeControl::Depth(1),
+            control: Limit::Depth(1),
             draw_after: Some(60),
             out: None,
             threads: 1,
@@ -697,7 +720,7 @@ mod tests {
         fn new_game(&mut self, _: &G, _: &[G::Move]) -> Result<(), PlayerError> {
             Ok(())
         }
-        fn choose(&mut self, game: &G, _: &engine::Clock, _: TimeControl) -> Result<Choice> {
+        fn choose(&mut self, game: &G, _: &engine::Clock, _: Limit) -> Result<Choice> {
             if game.ply() >= self.0 {
                 return Ok(Choice::GameOver(format!("over after {} plies", game.ply())));
             }
@@ -725,6 +748,51 @@ mod tests {
         let read = report_from_record(&cfg, 0, &report.record).unwrap();
         assert_eq!(read.refusal, report.refusal);
         assert_eq!(read.plies, 5);
+    }
+
+    /// A player that thinks for a fixed time, then plays the first legal move.
+    struct Slow(Duration);
+
+    impl<G: Board> Player<G> for Slow {
+        fn name(&self) -> String {
+            "slow".into()
+        }
+        fn new_game(&mut self, _: &G, _: &[G::Move]) -> Result<(), PlayerError> {
+            Ok(())
+        }
+        fn choose(&mut self, game: &G, _: &engine::Clock, _: Limit) -> Result<Choice> {
+            std::thread::sleep(self.0);
+            let mut moves = Vec::new();
+            game.legal_moves(&mut moves);
+            Ok(Choice::Move(game.format_move(moves[0])))
+        }
+        fn observe(&mut self, _: &G, _: G::Move) -> Result<(), PlayerError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_clocks_are_minutes_plus_seconds_and_a_flag_fall_loses() {
+        // 0.01 minutes = 600 ms each, 10 ms added per move: the fast player keeps its
+        // time, the slow one (250 ms a move) runs out on its third move.
+        let mut cfg = config(GameKind::Fetlar, ["greedy", "slow"], 1);
+        cfg.control = Limit::Clock(crate::clock::parse_fischer("0.01+0.01").unwrap());
+        cfg.draw_after = None;
+        let mut a = player::GreedyPlayer::<tafl::Tafl>::new();
+        let mut b = Slow(Duration::from_millis(250));
+        let report = play_game::<tafl::Tafl>(&cfg, &start(&cfg), 0, &[], &mut a, &mut b).unwrap();
+        assert_eq!(
+            report.outcome,
+            Some(Outcome::loss(Side::Second, EndReason::Timeout))
+        );
+        assert_eq!(report.note, "slow lost on time");
+        // It fell on its own turn, after at least one move (on a busy machine a sleep may
+        // last longer, so not necessarily on the third).
+        assert!(
+            report.plies % 2 == 1 && (3..=5).contains(&report.plies),
+            "{}",
+            report.plies
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ use engine::Clock;
 use game::Player as Side;
 
 use super::htp::spawn_piped;
-use super::player::{Choice, Player, PlayerError, TimeControl};
+use super::player::{Choice, Limit, Player, PlayerError};
 use games::Board;
 
 /// How long the greeting and the rules may take.
@@ -164,11 +164,11 @@ impl<G: Board> Player<G> for OtepPlayer {
         Ok(())
     }
 
-    fn choose(&mut self, game: &G, clock: &Clock, control: TimeControl) -> Result<Choice> {
+    fn choose(&mut self, game: &G, clock: &Clock, control: Limit) -> Result<Choice> {
         let side = game.to_move();
         self.side = Some(side);
         let (clock_line, limit) = match control {
-            TimeControl::MoveTime(time) => (
+            Limit::MoveTime(time) => (
                 format!(
                     "clock {ms}* {ms}* {s} 1 1 ",
                     ms = millis(time),
@@ -176,7 +176,7 @@ impl<G: Board> Player<G> for OtepPlayer {
                 ),
                 time,
             ),
-            TimeControl::Clock { .. } => (
+            Limit::Clock(_) => (
                 format!(
                     "clock {} {} 0 0 0 ",
                     millis(clock.remaining[0]),
@@ -184,7 +184,7 @@ impl<G: Board> Player<G> for OtepPlayer {
                 ),
                 clock.remaining[side.index()],
             ),
-            TimeControl::Depth(_) => {
+            Limit::Depth(_) => {
                 bail!("otep: the protocol cannot ask for a depth; use --movetime or --tc")
             }
         };

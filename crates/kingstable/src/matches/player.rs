@@ -41,18 +41,13 @@ impl From<anyhow::Error> for PlayerError {
     }
 }
 
-/// How much time a move may take.
+/// How long a move may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimeControl {
+pub enum Limit {
     /// A fixed time per move.
     MoveTime(Duration),
-    /// Clocks: base time and increment per move.
-    Clock {
-        /// Time at the start.
-        base: Duration,
-        /// Added after each move.
-        increment: Duration,
-    },
+    /// Clocks (a Fischer [`session::TimeControl`], as `match --tc` reads it: `5+3`).
+    Clock(session::TimeControl),
     /// A fixed depth per move (fast and deterministic, for tests and quick runs).
     Depth(u32),
 }
@@ -67,7 +62,7 @@ pub trait Player<G: Game>: Send {
     fn new_game(&mut self, start: &G, opening: &[G::Move]) -> Result<(), PlayerError>;
 
     /// The move to play in `game`, with `clock` the time left on both sides.
-    fn choose(&mut self, game: &G, clock: &Clock, control: TimeControl) -> Result<Choice>;
+    fn choose(&mut self, game: &G, clock: &Clock, control: Limit) -> Result<Choice>;
 
     /// The opponent played `mv` in `before` (stateful peers must be told).
     fn observe(&mut self, before: &G, mv: G::Move) -> Result<(), PlayerError>;
@@ -150,11 +145,11 @@ impl<G: EngineGame> Player<G> for LevelPlayer<G> {
         Ok(())
     }
 
-    fn choose(&mut self, game: &G, clock: &Clock, control: TimeControl) -> Result<Choice> {
+    fn choose(&mut self, game: &G, clock: &Clock, control: Limit) -> Result<Choice> {
         let limits = match control {
-            TimeControl::MoveTime(time) => Limits::move_time(time),
-            TimeControl::Clock { .. } => Limits::clock(*clock),
-            TimeControl::Depth(depth) => Limits::depth(depth),
+            Limit::MoveTime(time) => Limits::move_time(time),
+            Limit::Clock(_) => Limits::clock(*clock),
+            Limit::Depth(depth) => Limits::depth(depth),
         };
         let result = self
             .engine
@@ -202,7 +197,7 @@ impl<G: EngineGame> Player<G> for GreedyPlayer<G> {
         Ok(())
     }
 
-    fn choose(&mut self, game: &G, _clock: &Clock, _control: TimeControl) -> Result<Choice> {
+    fn choose(&mut self, game: &G, _clock: &Clock, _control: Limit) -> Result<Choice> {
         let me = game.to_move();
         let mut moves = Vec::new();
         game.legal_moves(&mut moves);

@@ -10,7 +10,7 @@ use game::GameKind;
 use protocol::client::UgiClient;
 use protocol::ugi::Go;
 
-use super::player::{Choice, Player, PlayerError, TimeControl};
+use super::player::{Choice, Limit, Player, PlayerError};
 use games::Board;
 
 /// How long the handshake and other quick commands may take.
@@ -78,17 +78,17 @@ impl<G: Board> Player<G> for UgiPlayer {
             .map_err(|e| PlayerError::Failed(e.into()))
     }
 
-    fn choose(&mut self, game: &G, clock: &Clock, control: TimeControl) -> Result<Choice> {
+    fn choose(&mut self, game: &G, clock: &Clock, control: Limit) -> Result<Choice> {
         let moves = game.move_texts();
         let (go, limit) = match control {
-            TimeControl::MoveTime(time) => (
+            Limit::MoveTime(time) => (
                 Go {
                     movetime: Some(millis(time)),
                     ..Go::default()
                 },
                 time,
             ),
-            TimeControl::Clock { .. } => (
+            Limit::Clock(_) => (
                 Go {
                     p1time: Some(millis(clock.remaining[0])),
                     p2time: Some(millis(clock.remaining[1])),
@@ -98,7 +98,7 @@ impl<G: Board> Player<G> for UgiPlayer {
                 },
                 clock.remaining[game.to_move().index()],
             ),
-            TimeControl::Depth(depth) => (Go::depth(depth), Duration::from_secs(600)),
+            Limit::Depth(depth) => (Go::depth(depth), Duration::from_secs(600)),
         };
         let client = self.client()?;
         client.set_position(None, &moves, QUICK)?;

@@ -294,7 +294,10 @@ impl<G: PlayGame> Session<G> {
                     _ => error,
                 })
             }
-            [mv] => Ok(Submitted::Played(self.play_human(*mv, now))),
+            // A square alone lists its moves, even a single one (as the help says).
+            [mv] if !matches!(self.squares_in(text).as_deref(), Some([_])) => {
+                Ok(Submitted::Played(self.play_human(*mv, now)))
+            }
             _ => {
                 self.offer(matches, prompt);
                 Ok(Submitted::Choose)
@@ -945,6 +948,26 @@ mod tests {
         assert_eq!(s.pick(2, now), Ok("d1-d3".to_owned()));
         assert!(s.choice().is_none());
         assert!(s.pick(1, now).is_err());
+    }
+
+    #[test]
+    fn a_square_alone_lists_even_a_single_move() {
+        let mut s = tafl_session(HUMANS);
+        let now = Instant::now();
+        s.submit("d1-d2", now).unwrap();
+        s.submit("e7-e9", now).unwrap();
+        // The attacker on e11 can only go to e10: it is offered, not played.
+        assert_eq!(s.submit("e11", now), Ok(Submitted::Choose));
+        let texts: Vec<&str> = s
+            .choice()
+            .unwrap()
+            .options
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        assert_eq!(texts, ["e11-e10"]);
+        assert_eq!(s.history().len(), 2);
+        assert_eq!(s.pick(1, now), Ok("e11-e10".to_owned()));
     }
 
     #[test]

@@ -41,6 +41,29 @@ const KEYS: &[(&str, &str)] = &[
     ("Ctrl-C", "quit"),
 ];
 
+/// The board's colours (xterm's 256-colour palette).
+mod colour {
+    /// A light plain square.
+    pub const LIGHT: u8 = 180;
+    /// A dark plain square.
+    pub const DARK: u8 = 137;
+    /// Tafl: the throne and the corners.
+    pub const SPECIAL: u8 = 131;
+    /// Camelot: the castles.
+    pub const CASTLE: u8 = 67;
+    /// The squares of the last move: a magenta found nowhere else on the board.
+    pub const LAST_MOVE: u8 = 201;
+    /// The AI's hint.
+    pub const HINT: u8 = 140;
+    /// Where the selected piece can go.
+    pub const TARGET: u8 = 71;
+    /// The selected piece.
+    pub const SELECTED: u8 = 33;
+}
+
+/// The narrowest side panel (players, clocks, last move, legend) the screen is drawn with.
+const SIDE_MIN_WIDTH: u16 = 30;
+
 /// What the screen shows besides the game.
 struct App<G: PlayGame> {
     session: Session<G>,
@@ -334,8 +357,33 @@ impl<G: PlayGame> App<G> {
 
     // ---- Drawing ----
 
+    /// The smallest terminal the board, the side panel and the lines below fit in.
+    fn min_size(&self) -> (u16, u16) {
+        let width = self.board_width() + SIDE_MIN_WIDTH;
+        // Title, the board between its two lines of file letters, message, input, footer.
+        let height = 1 + u16::from(self.session.game().ranks()) + 2 + 3;
+        (width, height)
+    }
+
+    /// The board's width with its rank numbers.
+    fn board_width(&self) -> u16 {
+        4 + 3 * u16::from(self.session.game().files()) + 5
+    }
+
     fn draw(&self, frame: &mut Frame) {
         let area = frame.area();
+        let (min_width, min_height) = self.min_size();
+        if area.width < min_width || area.height < min_height {
+            let text = format!(
+                "The {} board needs a terminal of at least {min_width}x{min_height}; this one is {}x{}. \
+                 Enlarge it, or play with --plain. Ctrl-C quits.",
+                self.session.kind(),
+                area.width,
+                area.height
+            );
+            frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+            return;
+        }
         let [title, main, message, input, footer] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(0),
@@ -344,9 +392,9 @@ impl<G: PlayGame> App<G> {
             Constraint::Length(1),
         ])
         .areas(area);
-        let board_width = 4 + 3 * u16::from(self.session.game().files()) + 5;
         let [board, side] =
-            Layout::horizontal([Constraint::Length(board_width), Constraint::Min(0)]).areas(main);
+            Layout::horizontal([Constraint::Length(self.board_width()), Constraint::Min(0)])
+                .areas(main);
         frame.render_widget(
             Paragraph::new(self.title_text()).style(Style::new().add_modifier(Modifier::REVERSED)),
             title,
@@ -425,12 +473,12 @@ impl<G: PlayGame> App<G> {
                     continue;
                 }
                 let light = (file + rank) % 2 == 1;
-                let mut bg = match cell.mark {
-                    Mark::Plain if light => Color::Indexed(180),
-                    Mark::Plain => Color::Indexed(137),
-                    Mark::Throne | Mark::Corner => Color::Indexed(131),
-                    Mark::Castle(_) => Color::Indexed(67),
-                };
+                let mut bg = Color::Indexed(match cell.mark {
+                    Mark::Plain if light => colour::LIGHT,
+                    Mark::Plain => colour::DARK,
+                    Mark::Throne | Mark::Corner => colour::SPECIAL,
+                    Mark::Castle(_) => colour::CASTLE,
+                });
                 let mut centre = cell_char(cell);
                 let mut fg = match cell.piece {
                     Some((_, PieceKind::King)) => Color::Indexed(226),
@@ -444,7 +492,7 @@ impl<G: PlayGame> App<G> {
                 };
                 if let Some(ply) = last {
                     if ply.from == sq || ply.to == sq {
-                        bg = Color::Indexed(179);
+                        bg = Color::Indexed(colour::LAST_MOVE);
                     }
                     if ply.captured.contains(&sq) && cell.piece.is_none() {
                         centre = 'x';
@@ -452,16 +500,16 @@ impl<G: PlayGame> App<G> {
                     }
                 }
                 if hint.is_some_and(|(f, t)| f == sq || t == sq) {
-                    bg = Color::Indexed(140);
+                    bg = Color::Indexed(colour::HINT);
                 }
                 if selected_targets.contains(&sq) {
-                    bg = Color::Indexed(71);
+                    bg = Color::Indexed(colour::TARGET);
                     if cell.piece.is_none() {
                         centre = '·';
                     }
                 }
                 if self.selected == Some(sq) {
-                    bg = Color::Indexed(33);
+                    bg = Color::Indexed(colour::SELECTED);
                 }
                 let (left, right) = if self.cursor == sq {
                     ('[', ']')
@@ -585,6 +633,7 @@ impl<G: PlayGame> App<G> {
                 .collect();
             lines.push(Line::raw(options.join("  ")));
         }
+        lines.extend(self.legend_lines());
         // The rest of the panel lists the latest moves.
         let rows: usize = lines
             .iter()
@@ -606,6 +655,37 @@ impl<G: PlayGame> App<G> {
             lines.extend(rows.into_iter().skip(skip).map(Line::raw));
         }
         lines
+    }
+
+    /// What the letters and colours of the board mean.
+    fn legend_lines(&self) -> Vec<Line<'static>> {
+        let dim = Style::new().fg(Color::DarkGray);
+        let (pieces, marks) = if self.session.kind().is_tafl() {
+            (
+                "X attacker  O defender  K king",
+                "+ the throne and the corners",
+            )
+        } else {
+            ("N/M white knight/man, n/m black", "+ the castles")
+        };
+        let swatch = |colour: u8, text: &'static str| {
+            [
+                Span::styled("  ", Style::new().bg(Color::Indexed(colour))),
+                Span::styled(text, dim),
+            ]
+        };
+        let mut colours = Vec::new();
+        colours.extend(swatch(colour::LAST_MOVE, " last move "));
+        colours.extend(swatch(colour::SELECTED, " selected "));
+        let mut more = Vec::new();
+        more.extend(swatch(colour::TARGET, " can go "));
+        more.extend(swatch(colour::HINT, " hint  x taken"));
+        vec![
+            Line::styled(pieces, dim),
+            Line::styled(marks, dim),
+            Line::from(colours),
+            Line::from(more),
+        ]
     }
 
     fn input_line(&self) -> Line<'static> {
@@ -662,5 +742,68 @@ impl<G: PlayGame> App<G> {
             ),
             popup,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour;
+
+    /// The RGB of an xterm 256-colour palette index from 16 on.
+    fn xterm_rgb(index: u8) -> [f64; 3] {
+        let level = |v: u8| {
+            if v == 0 {
+                0.0
+            } else {
+                55.0 + 40.0 * f64::from(v)
+            }
+        };
+        match index {
+            16..=231 => {
+                let i = index - 16;
+                [level(i / 36), level(i / 6 % 6), level(i % 6)]
+            }
+            232..=255 => [8.0 + 10.0 * f64::from(index - 232); 3],
+            _ => panic!("a system colour: {index}"),
+        }
+    }
+
+    fn distance(a: u8, b: u8) -> f64 {
+        let (a, b) = (xterm_rgb(a), xterm_rgb(b));
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    }
+
+    #[test]
+    fn the_palette_reads_as_xterm_does() {
+        assert_eq!(xterm_rgb(180), [215.0, 175.0, 135.0]);
+        assert_eq!(xterm_rgb(16), [0.0; 3]);
+        assert_eq!(xterm_rgb(231), [255.0; 3]);
+    }
+
+    #[test]
+    fn the_last_move_stands_out_from_every_other_colour_of_the_board() {
+        let others = [
+            colour::LIGHT,
+            colour::DARK,
+            colour::SPECIAL,
+            colour::CASTLE,
+            colour::HINT,
+            colour::TARGET,
+            colour::SELECTED,
+        ];
+        for other in others {
+            let d = distance(colour::LAST_MOVE, other);
+            assert!(
+                d > 100.0,
+                "last move {} vs {other}: {d:.0}",
+                colour::LAST_MOVE
+            );
+        }
+        // The old highlight (179) was all but the light squares' colour.
+        assert!(distance(179, colour::LIGHT) < 50.0);
     }
 }

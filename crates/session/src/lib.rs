@@ -1,0 +1,43 @@
+//! One game as a table sees it, apart from how it is shown or sent: the moves with what
+//! they captured, takeback, resignation, draw offers, abort and flag fall, the result
+//! with its reason, and the clocks. No input or output happens here, and no sentence is
+//! written: front ends (the terminal game, the server) put it into words.
+//!
+//! Time is always passed in (`now`, a [`Timestamp`]), so tests control it, and every
+//! piece of state is plain data that serialises with serde and loads back exactly.
+//!
+//! ```
+//! use session::{AnyGame, Options, Session, Status, Takebacks, Timestamp};
+//! use game::{EndReason, GameKind, Outcome, Player};
+//!
+//! let t0 = Timestamp::from_millis(1_700_000_000_000);
+//! let options = Options { control: "5+3".parse().unwrap(), takebacks: Takebacks::Never };
+//! let mut table = Session::new(AnyGame::start(GameKind::Copenhagen), options, t0);
+//! let seen = table.revision();
+//! table.play(Player::First, "d1-d3", t0).unwrap();
+//! assert!(table.play(Player::First, "e5-e2", t0).is_err()); // not their turn
+//! table.offer_draw(Player::Second, t0).unwrap();
+//! assert_eq!(table.events_since(seen).unwrap().len(), 2);
+//!
+//! // Stored and loaded back (after a restart, say), it is the same session.
+//! let json = serde_json::to_string(&table).unwrap();
+//! let mut table: Session = serde_json::from_str(&json).unwrap();
+//! let agreed = table.accept_draw(Player::First, t0).unwrap();
+//! assert_eq!(table.status(), Status::Finished { outcome: agreed });
+//! assert_eq!(agreed, Outcome::draw(EndReason::Agreement));
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod table;
+
+pub use clock::{
+    Clocks, MAX_DAYS_PER_MOVE, ParseTimeControlError, Running, TimeControl, Timestamp, format_clock,
+};
+pub use table::{
+    Ending, Error, Event, EventKind, LoadError, Options, PlayedMove, Session, SessionData, Status,
+    StoredMove, Takeback, Takebacks, timeout_outcome,
+};
+
+pub use games::{AnyGame, AnyMove, MoveInfo, Square, Variations};
