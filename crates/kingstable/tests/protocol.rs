@@ -156,6 +156,35 @@ fn a_piped_script_is_answered_to_the_end() {
     assert!(lines.last().unwrap().starts_with("bestmove "), "{text}");
 }
 
+#[test]
+fn the_end_of_input_stops_a_search_without_limits() {
+    let mut child = Command::new(kingstable())
+        .args(["engine", "--hash", "8"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"position startpos\ngo\n")
+        .unwrap();
+    // Standard input is closed now: the search stops, answers and the engine exits.
+    let lines = lines_of(child.stdout.take().unwrap());
+    let best = expect(&lines, "bestmove ");
+    assert_ne!(best, "bestmove none");
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > WAIT {
+            let _ = child.kill();
+            panic!("the engine did not exit at the end of its input");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(child.wait().unwrap().success());
+}
+
 /// The engine's output lines, read on a thread so waits can time out.
 fn lines_of(stdout: std::process::ChildStdout) -> Receiver<String> {
     let (tx, rx) = channel();

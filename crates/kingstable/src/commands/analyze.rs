@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use engine::{DefaultEngine, EngineGame, Level, Limits, Score, SearchInfo};
+use engine::{DefaultEngine, EngineGame, Level, Limits, Score, SearchInfo, line_texts};
 use game::{Game, Player};
 
 use crate::PositionArgs;
@@ -59,19 +59,6 @@ fn score_text(score: Score) -> String {
     }
 }
 
-fn pv_text<G: Game>(game: &G, pv: &[G::Move]) -> String {
-    let mut line = game.clone();
-    let mut texts = Vec::with_capacity(pv.len());
-    for &mv in pv {
-        if !line.is_legal(mv) {
-            break;
-        }
-        texts.push(line.format_move(mv));
-        line.play(mv);
-    }
-    texts.join(" ")
-}
-
 fn nps_text(nps: u64) -> String {
     if nps >= 1_000_000 {
         format!("{:.2}M", nps as f64 / 1e6)
@@ -108,7 +95,7 @@ pub fn run<G: Setup + EngineGame + Board>(
     }
     let mut engine = DefaultEngine::<G>::default();
     engine.set_threads(options.threads);
-    engine.set_hash_mb(options.hash_mb);
+    engine.try_set_hash_mb(options.hash_mb)?;
     engine.set_level(options.level);
     let side = game.kind().side_name(game.to_move());
     println!(
@@ -122,7 +109,7 @@ pub fn run<G: Setup + EngineGame + Board>(
         "depth", "seldepth", "score", "nodes", "nps", "time"
     );
     let stop = AtomicBool::new(false);
-    let result = engine.search(&game, &limits, &stop, |info: &SearchInfo<G::Move>| {
+    let result = engine.answer(&game, &limits, &stop, |info: &SearchInfo<G::Move>| {
         println!(
             "{:>5} {:>8} {:>10} {:>12} {:>8} {:>7.3}s  {}",
             info.depth,
@@ -131,7 +118,7 @@ pub fn run<G: Setup + EngineGame + Board>(
             info.nodes,
             nps_text(info.nps),
             info.time.as_secs_f64(),
-            pv_text(&game, &info.pv)
+            line_texts(&game, &info.pv).join(" ")
         );
     });
     let best = result.best_move.context("no move found")?;
