@@ -112,6 +112,17 @@ fn small<G: EngineGame>(threads: usize) -> DefaultWorker<G> {
     worker
 }
 
+/// A small worker whose evaluation is `failing`.
+fn failing_worker<G: EngineGame>(
+    failing: Failing<G::Evaluator>,
+    threads: usize,
+) -> Worker<G, Failing<G::Evaluator>> {
+    let mut engine = Engine::new(failing);
+    engine.set_hash_mb(4);
+    engine.set_threads(threads);
+    Worker::new(engine)
+}
+
 /// Starts `job`; the events come on the returned channel.
 fn start<G: Game, E: Evaluator<G> + 'static>(
     worker: &mut Worker<G, E>,
@@ -188,10 +199,7 @@ fn a_search_stopped_at_once_answers_with_a_legal_move() {
 #[test]
 fn a_search_that_panics_at_once_answers_with_a_one_ply_choice() {
     fn check<G: EngineGame>(game: G, threads: usize) {
-        let mut engine = Engine::new(Failing::<G::Evaluator>::new(true, 1));
-        engine.set_hash_mb(4);
-        engine.set_threads(threads);
-        let mut worker = Worker::new(engine);
+        let mut worker = failing_worker(Failing::<G::Evaluator>::new(true, 1), threads);
         let (answer, progress) = answer_of(&start(
             &mut worker,
             Job::new(game.clone(), Limits::depth(3)),
@@ -214,10 +222,7 @@ fn a_search_that_always_panics_still_answers() {
     fn check<G: EngineGame>(game: G, threads: usize) {
         let failing = Failing::<G::Evaluator>::new(true, u64::MAX);
         let calls = Arc::clone(&failing.calls);
-        let mut engine = Engine::new(failing);
-        engine.set_hash_mb(4);
-        engine.set_threads(threads);
-        let mut worker = Worker::new(engine);
+        let mut worker = failing_worker(failing, threads);
         let (answer, progress) = answer_of(&start(
             &mut worker,
             Job::new(game.clone(), Limits::depth(3)),
@@ -247,10 +252,7 @@ fn a_search_that_panics_later_answers_with_its_last_iteration() {
     fn check<G: EngineGame>(game: G, threads: usize) {
         let failing = Failing::<G::Evaluator>::new(false, u64::MAX);
         let armed = Arc::clone(&failing.armed);
-        let mut engine = Engine::new(failing);
-        engine.set_hash_mb(4);
-        engine.set_threads(threads);
-        let mut worker = Worker::new(engine);
+        let mut worker = failing_worker(failing, threads);
         let (tx, events) = mpsc::channel();
         // The first progress report arms the failure: the next evaluation panics, in
         // an infinite search that would otherwise run until stopped.

@@ -75,6 +75,10 @@ pub fn run<G: Setup + EngineGame + Board>(
     options: &AnalyzeOptions,
 ) -> Result<()> {
     let game: G = position.build()?;
+    let mut engine = DefaultEngine::<G>::default();
+    engine.set_threads(options.threads);
+    engine.try_set_hash_mb(options.hash_mb)?;
+    engine.set_level(options.level);
     println!("{}", game.board());
     println!("{}", game.position_string());
     if let Some(outcome) = game.outcome() {
@@ -93,10 +97,6 @@ pub fn run<G: Setup + EngineGame + Board>(
     if limits.depth.is_none() && limits.nodes.is_none() && limits.move_time.is_none() {
         limits.move_time = Some(Duration::from_secs(5));
     }
-    let mut engine = DefaultEngine::<G>::default();
-    engine.set_threads(options.threads);
-    engine.try_set_hash_mb(options.hash_mb)?;
-    engine.set_level(options.level);
     let side = game.kind().side_name(game.to_move());
     println!(
         "searching with {} thread(s), level {} ({}), scores for the {side}",
