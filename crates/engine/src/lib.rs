@@ -9,6 +9,10 @@
 //! reported as "win in N" plies. Time comes from a fixed move time, clocks with
 //! increment, depth or node limits, or runs until a stop flag is set.
 //!
+//! Front ends use the search through [`Worker`] (a search on its own thread, cancellable,
+//! panic-isolated) or [`Engine::answer`]: both always answer with a legal move while the
+//! game has one.
+//!
 //! ```
 //! use std::sync::atomic::AtomicBool;
 //! use engine::{DefaultEngine, Level, Limits, Score};
@@ -36,11 +40,15 @@ mod limits;
 mod score;
 mod search;
 pub mod tt;
+mod worker;
 
 pub use crate::eval::{EngineGame, Evaluator, Threats};
 pub use crate::level::{Level, LevelSettings, ParseLevelError};
 pub use crate::limits::{Clock, Limits, MOVE_OVERHEAD, TimeBudget};
 pub use crate::score::{MAX_PLY, Score};
 pub use crate::search::{
-    DEFAULT_HASH_MB, DefaultEngine, Engine, MAX_DEPTH, SearchInfo, SearchResult,
+    DEFAULT_HASH_MB, DefaultEngine, Engine, MAX_DEPTH, MAX_HASH_MB, SearchInfo, SearchResult,
+};
+pub use crate::worker::{
+    Answer, DefaultWorker, Event, Job, Source, Worker, greedy_move, line_texts,
 };

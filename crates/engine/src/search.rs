@@ -12,7 +12,7 @@ use crate::eval::{EngineGame, Evaluator, Threats};
 use crate::level::{Level, LevelSettings};
 use crate::limits::{Limits, TimeBudget};
 use crate::score::{MAX_PLY, Score, from_tt, to_tt};
-use crate::tt::{Bound, TranspositionTable};
+use crate::tt::{Bound, TableAllocError, TranspositionTable};
 
 /// Progress after each completed iteration, for printing (`info depth …`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,6 +115,8 @@ impl<G: Game, E: Evaluator<G>> std::fmt::Debug for Engine<G, E> {
 
 /// The transposition table size unless set otherwise.
 pub const DEFAULT_HASH_MB: usize = 64;
+/// The largest transposition table a front end offers (MB).
+pub const MAX_HASH_MB: usize = 65_536;
 
 impl<G: Game, E: Evaluator<G>> Engine<G, E> {
     /// An engine with `eval`, one thread, a 64 MB table, full strength.
@@ -147,8 +149,36 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
     }
 
     /// Replaces the transposition table by an empty one of about `megabytes` MB.
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had: [`Engine::try_set_hash_mb`] is for sizes that come
+    /// from a user.
     pub fn set_hash_mb(&mut self, megabytes: usize) {
         self.tt = TranspositionTable::new(megabytes);
+    }
+
+    /// Replaces the transposition table by an empty one of about `megabytes` MB, or, if
+    /// that much memory cannot be had, keeps the table it has and says so.
+    ///
+    /// ```
+    /// use engine::DefaultEngine;
+    /// let mut engine = DefaultEngine::<tafl::Tafl>::default();
+    /// engine.try_set_hash_mb(2)?;
+    /// assert_eq!(engine.hash_mb(), 2);
+    /// assert!(engine.try_set_hash_mb(usize::MAX / 4).is_err());
+    /// assert_eq!(engine.hash_mb(), 2, "the old table is kept");
+    /// # Ok::<(), engine::tt::TableAllocError>(())
+    /// ```
+    pub fn try_set_hash_mb(&mut self, megabytes: usize) -> Result<(), TableAllocError> {
+        self.tt = TranspositionTable::try_new(megabytes)?;
+        Ok(())
+    }
+
+    /// The size of the transposition table in MB (rounded down).
+    #[must_use]
+    pub fn hash_mb(&self) -> usize {
+        self.tt.megabytes()
     }
 
     /// Plays at `level` from now on.
@@ -209,6 +239,12 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
                         .name(format!("search-{id}"))
                         .stack_size(16 << 20)
                         .spawn_scoped(scope, move || {
+                            // A helper that fails ends the search rather than leaving the
+                            // main thread to search on alone.
+                            let _abort = AbortOnDrop {
+                                flag: &shared.abort,
+                                only_on_panic: true,
+                            };
                             let mut worker =
                                 Worker::new(id, game, &self.eval, shared, settings, self.seed);
                             worker.iterate(max_depth, &mut |_| {})
@@ -216,9 +252,14 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
                         .expect("spawning a search thread")
                 })
                 .collect();
+            // The helpers end when the main thread does, even if it panics.
+            let abort = AbortOnDrop {
+                flag: &shared.abort,
+                only_on_panic: false,
+            };
             let mut worker = Worker::new(0, game, &self.eval, &shared, settings, self.seed);
             let main = worker.iterate(max_depth, &mut info);
-            shared.abort.store(true, Ordering::Relaxed);
+            drop(abort);
             let helpers: Vec<_> = handles
                 .into_iter()
                 .map(|h| h.join().expect("a search thread panicked"))
@@ -251,6 +292,21 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
             nodes,
             time: start.elapsed(),
             pv,
+        }
+    }
+}
+
+/// Sets its flag when dropped: on unwinding, and with `only_on_panic` false on return
+/// as well.
+struct AbortOnDrop<'a> {
+    flag: &'a AtomicBool,
+    only_on_panic: bool,
+}
+
+impl Drop for AbortOnDrop<'_> {
+    fn drop(&mut self) {
+        if !self.only_on_panic || std::thread::panicking() {
+            self.flag.store(true, Ordering::Relaxed);
         }
     }
 }

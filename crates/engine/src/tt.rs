@@ -45,6 +45,14 @@ struct Bucket {
     slots: [[AtomicU64; 2]; BUCKET],
 }
 
+/// A table of the size asked for could not be allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot allocate a transposition table of {megabytes} MB: not enough memory")]
+pub struct TableAllocError {
+    /// The size asked for.
+    pub megabytes: usize,
+}
+
 /// A transposition table shared by reference between search threads.
 ///
 /// ```
@@ -113,21 +121,52 @@ fn age_of(data: u64) -> u64 {
 
 impl TranspositionTable {
     /// A table of about `megabytes` MB (at least one bucket of four entries).
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had: use [`TranspositionTable::try_new`] for a size that
+    /// comes from a user.
     #[must_use]
     pub fn new(megabytes: usize) -> TranspositionTable {
-        let bytes = megabytes.max(1) * 1024 * 1024;
+        TranspositionTable::try_new(megabytes).unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    /// A table of about `megabytes` MB (at least one bucket of four entries), or an error
+    /// if the memory cannot be had (the process goes on).
+    ///
+    /// ```
+    /// use engine::tt::TranspositionTable;
+    /// assert_eq!(TranspositionTable::try_new(1)?.capacity(), 65_536);
+    /// let err = TranspositionTable::try_new(usize::MAX / 4).unwrap_err();
+    /// assert!(err.to_string().starts_with("cannot allocate a transposition table of"));
+    /// # Ok::<(), engine::tt::TableAllocError>(())
+    /// ```
+    pub fn try_new(megabytes: usize) -> Result<TranspositionTable, TableAllocError> {
+        let error = || TableAllocError { megabytes };
+        let bytes = megabytes
+            .max(1)
+            .checked_mul(1024 * 1024)
+            .ok_or_else(error)?;
         let count = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        let buckets = (0..count).map(|_| Bucket::default()).collect();
-        TranspositionTable {
-            buckets,
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(count).map_err(|_| error())?;
+        buckets.resize_with(count, Bucket::default);
+        Ok(TranspositionTable {
+            buckets: buckets.into_boxed_slice(),
             age: AtomicU64::new(0),
-        }
+        })
     }
 
     /// The number of entries.
     #[must_use]
     pub fn capacity(&self) -> usize {
         self.buckets.len() * BUCKET
+    }
+
+    /// The table's size in MB, rounded down.
+    #[must_use]
+    pub fn megabytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>() / (1024 * 1024)
     }
 
     /// Forgets everything (a new game).

@@ -156,8 +156,8 @@ enum Command {
         /// Search threads.
         #[arg(long, default_value_t = 1, value_parser = threads::parse_threads)]
         threads: usize,
-        /// Transposition table size in MB.
-        #[arg(long, default_value_t = engine::DEFAULT_HASH_MB)]
+        /// Transposition table size in MB (1-65536).
+        #[arg(long, default_value_t = engine::DEFAULT_HASH_MB, value_parser = threads::parse_hash)]
         hash: usize,
         /// Level: 1-6 or beginner, casual, club, expert, master, maximum.
         #[arg(long, default_value = "maximum")]

@@ -173,6 +173,11 @@ fn bad_input_gets_a_clear_error_and_status_2() {
             vec!["replay", "--game", "fetlar", "/no/such/file"],
             "cannot read",
         ),
+        (
+            vec!["analyze", "--game", "fetlar", "--hash", "99999999"],
+            "from 1 to 65536",
+        ),
+        (vec!["engine", "--hash", "0"], "from 1 to 65536"),
     ] {
         let out = kingstable(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -132,20 +132,21 @@ fn two_engines_play_camelot_through_the_client() {
     );
 }
 
-#[test]
-fn a_piped_script_is_answered_to_the_end() {
+/// `kingstable engine` with `script` on its standard input, which is then closed.
+fn piped_engine(script: &[u8]) -> std::process::Child {
     let mut child = Command::new(kingstable())
         .args(["engine", "--hash", "8"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    child.stdin.take().unwrap().write_all(script).unwrap();
     child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"ugi\nisready\nsetoption name Variant value camelot\nposition startpos moves E7-E8\nquery p1turn\nnonsense\ngo depth 2\n")
-        .unwrap();
+}
+
+#[test]
+fn a_piped_script_is_answered_to_the_end() {
+    let child = piped_engine(b"ugi\nisready\nsetoption name Variant value camelot\nposition startpos moves E7-E8\nquery p1turn\nnonsense\ngo depth 2\n");
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
@@ -154,6 +155,24 @@ fn a_piped_script_is_answered_to_the_end() {
     assert!(lines.contains(&"response false"));
     assert!(lines.contains(&"info string error: unknown command \"nonsense\""));
     assert!(lines.last().unwrap().starts_with("bestmove "), "{text}");
+}
+
+#[test]
+fn the_end_of_input_stops_a_search_without_limits() {
+    let mut child = piped_engine(b"position startpos\ngo\n");
+    // Standard input is closed now: the search stops, answers and the engine exits.
+    let lines = lines_of(child.stdout.take().unwrap());
+    let best = expect(&lines, "bestmove ");
+    assert_ne!(best, "bestmove none");
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > WAIT {
+            let _ = child.kill();
+            panic!("the engine did not exit at the end of its input");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(child.wait().unwrap().success());
 }
 
 /// The engine's output lines, read on a thread so waits can time out.

@@ -15,14 +15,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use engine::{Clock, DefaultEngine, EngineGame, Limits, Score};
+use engine::{Clock, DefaultEngine, EngineGame, Event, Limits, Score};
 use game::{Game, GameKind, Player};
 use games::AnyGame;
 use tafl::otg::OpenTaflRules;
 use tafl::{ATTACKERS, Move, Position, Rules, Tafl};
 
 use crate::output::Output;
-use crate::search::{EngineCell, EngineSettings, Running, search_texts};
+use crate::search::{EngineCell, EngineSettings, Found, search_texts};
 use crate::session::{Flow, Session};
 
 /// How the OTEP engine plays when OpenTafl does not say.
@@ -272,8 +272,8 @@ struct JobShared {
     sent: Option<Move>,
 }
 
+/// A search running on the engine's worker.
 struct Job {
-    running: Running,
     shared: Arc<Mutex<JobShared>>,
 }
 
@@ -361,12 +361,9 @@ impl OtepSession {
     /// Takes in a finished search (or, with `wait`, waits for the running one): the move
     /// it sent becomes pending.
     fn collect(&mut self, wait: bool) {
-        let done = self
-            .job
-            .as_ref()
-            .is_some_and(|j| wait || j.running.is_done());
+        let done = self.job.is_some() && (wait || !self.engine.is_searching());
         if done && let Some(job) = self.job.take() {
-            job.running.join();
+            self.engine.wait();
             let sent = lock(&job.shared).sent.take();
             if sent.is_some() {
                 self.pending = sent;
@@ -378,7 +375,7 @@ impl OtepSession {
     fn cancel(&mut self) {
         if let Some(job) = &self.job {
             lock(&job.shared).discard = true;
-            job.running.stop();
+            self.engine.stop();
         }
         self.collect(true);
     }
@@ -560,14 +557,19 @@ impl OtepSession {
             .clock
             .and_then(|c| c.limits(side))
             .unwrap_or_else(|| Limits::move_time(self.settings.move_time));
-        let engine = self.engine.get(&self.settings.engine);
         let shared = Arc::new(Mutex::new(JobShared::default()));
         let job_shared = Arc::clone(&shared);
         let out = self.out.clone();
-        let spawned = Running::spawn("otep-play", move |control| {
-            let found = search_texts(&game, &engine, &limits, &control.stop, |_| {});
+        let Some(worker) = self.worker() else {
+            return;
+        };
+        let job = engine::Job::new(game, limits);
+        let spawned = worker.start(job, move |game, event| {
+            let Event::Done(answer) = event else {
+                return;
+            };
+            let found = Found::new(game, &answer);
             let mut shared = lock(&job_shared);
-            control.answering();
             if shared.discard {
                 return;
             }
@@ -587,7 +589,7 @@ impl OtepSession {
             out.line(format!("move {}", simple(&best)));
         });
         match spawned {
-            Ok(running) => self.job = Some(Job { running, shared }),
+            Ok(()) => self.job = Some(Job { shared }),
             Err(err) => self.error(format!("cannot start a search thread: {err}")),
         }
     }
@@ -602,15 +604,19 @@ impl OtepSession {
         let Some(game) = self.game.clone() else {
             return;
         };
-        let engine = self.engine.get(&self.settings.engine);
         let shared = Arc::new(Mutex::new(JobShared::default()));
         let job_shared = Arc::clone(&shared);
         let out = self.out.clone();
         let count = count.clamp(1, 64);
-        let spawned = Running::spawn("otep-analyze", move |control| {
-            let lines = analyse(&game, &engine, count, time, &control.stop);
+        let Some(worker) = self.worker() else {
+            return;
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let analysed = move |engine: &DefaultEngine<Tafl>, stop: &AtomicBool| {
+            (analyse(&game, engine, count, time, stop), game)
+        };
+        let spawned = worker.start_work(stop, analysed, move |(lines, game)| {
             let shared = lock(&job_shared);
-            control.answering();
             if shared.discard {
                 return;
             }
@@ -626,9 +632,21 @@ impl OtepSession {
             out.line(line);
         });
         match spawned {
-            Ok(running) => self.job = Some(Job { running, shared }),
+            Ok(()) => self.job = Some(Job { shared }),
             Err(err) => self.error(format!("cannot start a search thread: {err}")),
         }
+    }
+
+    /// The engine's worker with the settings in force (a table that cannot be had is
+    /// reported and a smaller one used).
+    fn worker(&mut self) -> Option<&mut engine::DefaultWorker<Tafl>> {
+        if let Some(err) = self.engine.ensure(&mut self.settings.engine) {
+            self.error(format!(
+                "{err}; using a {} MB table",
+                self.settings.engine.hash_mb
+            ));
+        }
+        self.engine.worker()
     }
 }
 

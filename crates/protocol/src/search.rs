@@ -1,15 +1,16 @@
-//! Searches run on a worker thread, so a session keeps reading its input (`stop`,
-//! `isready`, `quit`) while the engine thinks; and the results put into text in the
-//! game's own notation.
+//! The engine behind a session: one [`engine::Worker`] per game type, made when first
+//! needed and kept between searches (so its transposition table carries over), and the
+//! worker's answers put into text in the game's own notation.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
 
-use engine::{DEFAULT_HASH_MB, DefaultEngine, EngineGame, Level, Limits, Score, SearchInfo};
-use game::Game;
+use engine::tt::TableAllocError;
+use engine::{
+    Answer, DEFAULT_HASH_MB, DefaultEngine, DefaultWorker, EngineGame, Level, Limits, Score,
+    SearchInfo, Source, line_texts,
+};
+
+pub use engine::MAX_HASH_MB;
 
 /// Engine settings a protocol can change (UGI options, command-line flags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,76 +36,138 @@ impl Default for EngineSettings {
     }
 }
 
-/// The most transposition table a protocol may ask for (MB).
-pub const MAX_HASH_MB: usize = 65_536;
 /// The most search threads a protocol may ask for.
 pub const MAX_THREADS: usize = 256;
 
-/// One game type's engine, made when first needed (UGI: no large allocation before the
-/// first `isready`) and kept between searches so its transposition table carries over.
+/// One game type's worker, made when first needed (UGI: no large allocation before the
+/// first `isready`) and kept between searches.
 pub(crate) struct EngineCell<G: EngineGame> {
-    engine: Option<Arc<DefaultEngine<G>>>,
+    worker: Option<DefaultWorker<G>>,
     applied: EngineSettings,
 }
 
 impl<G: EngineGame> Default for EngineCell<G> {
     fn default() -> Self {
         EngineCell {
-            engine: None,
+            worker: None,
             applied: EngineSettings::default(),
         }
     }
 }
 
 impl<G: EngineGame> EngineCell<G> {
-    /// The engine with `settings` applied, made if need be.
-    pub(crate) fn get(&mut self, settings: &EngineSettings) -> Arc<DefaultEngine<G>> {
-        if let Some(engine) = &mut self.engine
-            && self.applied != *settings
-        {
-            match Arc::get_mut(engine) {
-                Some(engine) => {
-                    apply(engine, &self.applied, settings);
+    /// Makes the worker if need be and applies `settings` to it (waiting for a search
+    /// still under way). If the table of `settings.hash_mb` cannot be allocated, nothing
+    /// changes: the worker keeps its table, or is not made.
+    pub(crate) fn prepare(&mut self, settings: &EngineSettings) -> Result<(), TableAllocError> {
+        match &mut self.worker {
+            Some(worker) => {
+                if self.applied != *settings {
+                    let engine = worker.engine_mut();
+                    if self.applied.hash_mb != settings.hash_mb {
+                        engine.try_set_hash_mb(settings.hash_mb)?;
+                    }
+                    apply(engine, settings);
                     self.applied = *settings;
                 }
-                // Still held by a finished search's thread: start afresh.
-                None => self.engine = None,
+            }
+            None => {
+                let mut engine = DefaultEngine::<G>::default();
+                if settings.hash_mb != DEFAULT_HASH_MB {
+                    engine.try_set_hash_mb(settings.hash_mb)?;
+                }
+                apply(&mut engine, settings);
+                self.worker = Some(DefaultWorker::new(engine));
+                self.applied = *settings;
             }
         }
-        if self.engine.is_none() {
-            let mut engine = DefaultEngine::<G>::default();
-            apply(&mut engine, &EngineSettings::default(), settings);
-            self.engine = Some(Arc::new(engine));
-            self.applied = *settings;
+        Ok(())
+    }
+
+    /// Like [`EngineCell::prepare`], but always leaves a worker: if there is none and the
+    /// table cannot be had, `settings.hash_mb` falls back to the default size. Returns
+    /// the allocation error, to be reported.
+    pub(crate) fn ensure(&mut self, settings: &mut EngineSettings) -> Option<TableAllocError> {
+        let error = self.prepare(settings).err();
+        if error.is_some() {
+            if self.worker.is_some() {
+                settings.hash_mb = self.applied.hash_mb;
+            } else {
+                settings.hash_mb = DEFAULT_HASH_MB;
+            }
+            // Keeps (or makes) a table the machine has already given, or the default.
+            let _ = self.prepare(settings);
         }
-        Arc::clone(self.engine.as_ref().expect("made above"))
+        error
+    }
+
+    /// The worker, if it has been made.
+    pub(crate) fn worker(&mut self) -> Option<&mut DefaultWorker<G>> {
+        self.worker.as_mut()
     }
 
     /// Forgets what earlier searches stored (a new game).
     pub(crate) fn new_game(&mut self) {
-        if let Some(engine) = self.engine.as_mut().and_then(Arc::get_mut) {
-            engine.new_game();
+        if let Some(worker) = &mut self.worker {
+            worker.engine_mut().new_game();
         }
     }
 
-    /// Frees the engine (another game is played now).
+    /// Frees the worker (another game is played now).
     pub(crate) fn release(&mut self) {
-        self.engine = None;
+        self.worker = None;
+    }
+
+    /// Whether a search is under way (started and not yet answering).
+    pub(crate) fn is_searching(&self) -> bool {
+        self.worker
+            .as_ref()
+            .is_some_and(DefaultWorker::is_searching)
+    }
+
+    /// Waits for a search that has answered; whether none is left.
+    pub(crate) fn reap(&mut self) -> bool {
+        self.worker.as_mut().is_none_or(DefaultWorker::reap)
+    }
+
+    /// Asks a running search to stop (it still answers).
+    pub(crate) fn stop(&self) {
+        if let Some(worker) = &self.worker {
+            worker.stop();
+        }
+    }
+
+    /// Waits for a running search to end and answer.
+    pub(crate) fn wait(&mut self) {
+        if let Some(worker) = &mut self.worker {
+            worker.wait();
+        }
     }
 }
 
-fn apply<G: EngineGame>(engine: &mut DefaultEngine<G>, old: &EngineSettings, new: &EngineSettings) {
-    engine.set_level(new.level);
-    engine.set_threads(new.threads);
-    engine.set_seed(new.seed);
-    if old.hash_mb != new.hash_mb {
-        engine.set_hash_mb(new.hash_mb);
-    }
+fn apply<G: EngineGame>(engine: &mut DefaultEngine<G>, settings: &EngineSettings) {
+    engine.set_level(settings.level);
+    engine.set_threads(settings.threads);
+    engine.set_seed(settings.seed);
 }
 
 /// Progress of a search, with the principal variation in the game's notation (moves
 /// written with their captures).
 pub type InfoText = engine::SearchInfo<String>;
+
+/// `info` with its line written in `game`'s notation.
+pub(crate) fn info_text<G: EngineGame>(game: &G, info: &SearchInfo<G::Move>) -> InfoText {
+    InfoText {
+        depth: info.depth,
+        seldepth: info.seldepth,
+        score: info.score,
+        nodes: info.nodes,
+        nps: info.nps,
+        time: info.time,
+        hashfull: info.hashfull,
+        pv: line_texts(game, &info.pv),
+    }
+}
 
 /// What a search found, in the game's notation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,7 +176,7 @@ pub struct Found {
     pub best: Option<String>,
     /// Score for the side to move.
     pub score: Score,
-    /// Deepest completed iteration.
+    /// Depth of the iteration the move comes from.
     pub depth: u32,
     /// Nodes searched.
     pub nodes: u64,
@@ -123,25 +186,43 @@ pub struct Found {
     pub note: Option<String>,
 }
 
-/// `pv` written move by move, each in the position it is played in; stops at the first
-/// move that is not legal (a stale line).
-pub(crate) fn pv_texts<G: Game>(game: &G, pv: &[G::Move]) -> Vec<String> {
-    let mut scratch = game.clone();
-    let mut out = Vec::with_capacity(pv.len());
-    for &mv in pv {
-        if !scratch.is_legal(mv) {
-            break;
+impl Found {
+    /// `answer` written in `game`'s notation.
+    pub(crate) fn new<G: EngineGame>(game: &G, answer: &Answer<G::Move>) -> Found {
+        Found {
+            best: answer.best_move.map(|mv| game.format_move(mv)),
+            score: answer.score,
+            depth: answer.depth,
+            nodes: answer.nodes,
+            pv: line_texts(game, &answer.pv),
+            note: note(answer),
         }
-        out.push(scratch.format_move(mv));
-        scratch.play(mv);
     }
-    out
 }
 
-/// Searches `game` and writes the result as text. Never panics: a panic inside the engine
-/// is caught and reported in [`Found::note`], and a search stopped before it had any move
-/// (a stop or a zero time limit straight away) is completed by a one-ply search so a
-/// legal, sensible move is always returned while the game is not over.
+/// Why an answer's move did not come from the search itself, in words, if it did not.
+pub(crate) fn note<M>(answer: &Answer<M>) -> Option<String> {
+    let failed = answer
+        .failure
+        .as_ref()
+        .map(|why| format!("the search failed ({why}); "));
+    let choice = match answer.source {
+        Source::Search | Source::NoMove => return failed.map(|f| f.trim_end_matches("; ").into()),
+        Source::LastIteration => format!("the best move of depth {}", answer.depth),
+        Source::OnePly => "the one-ply choice".to_owned(),
+        Source::FirstLegal => "the first legal move".to_owned(),
+    };
+    Some(match failed {
+        Some(failed) => format!("{failed}playing {choice}"),
+        None if answer.source == Source::OnePly => {
+            "stopped before the first iteration; one-ply choice".to_owned()
+        }
+        None => format!("stopped early; playing {choice}"),
+    })
+}
+
+/// Searches `game` with [`engine::Engine::answer`] (never panics; a legal move while the
+/// game has one) and writes the result as text.
 pub(crate) fn search_texts<G: EngineGame>(
     game: &G,
     engine: &DefaultEngine<G>,
@@ -149,143 +230,47 @@ pub(crate) fn search_texts<G: EngineGame>(
     stop: &AtomicBool,
     mut on_info: impl FnMut(InfoText),
 ) -> Found {
-    let run = catch_unwind(AssertUnwindSafe(|| {
-        engine.search(game, limits, stop, |info: &SearchInfo<G::Move>| {
-            on_info(InfoText {
-                depth: info.depth,
-                seldepth: info.seldepth,
-                score: info.score,
-                nodes: info.nodes,
-                nps: info.nps,
-                time: info.time,
-                hashfull: info.hashfull,
-                pv: pv_texts(game, &info.pv),
-            });
-        })
-    }));
-    let mut note = None;
-    let result = match run {
-        Ok(result) => Some(result),
-        Err(_) => {
-            note = Some("the search failed; playing the one-ply choice".to_owned());
-            None
+    let answer = engine.answer(game, limits, stop, |info| on_info(info_text(game, info)));
+    Found::new(game, &answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn answer(source: Source, failure: Option<&str>) -> Answer<u8> {
+        Answer {
+            best_move: Some(1),
+            score: Score::DRAW,
+            depth: 3,
+            seldepth: 3,
+            nodes: 10,
+            time: Duration::ZERO,
+            pv: vec![1],
+            source,
+            failure: failure.map(str::to_owned),
         }
-    };
-    if let Some(result) = &result
-        && let Some(best) = result.best_move
-        && game.is_legal(best)
-    {
-        let pv = pv_texts(game, &result.pv);
-        return Found {
-            best: Some(game.format_move(best)),
-            score: result.score,
-            depth: result.depth,
-            nodes: result.nodes,
-            pv,
-            note,
-        };
-    }
-    let mut moves = Vec::new();
-    game.legal_moves(&mut moves);
-    if moves.is_empty() {
-        return Found {
-            best: None,
-            score: result.map_or(Score::DRAW, |r| r.score),
-            depth: 0,
-            nodes: 0,
-            pv: Vec::new(),
-            note,
-        };
-    }
-    // The engine returns no move when stopped before its first iteration completed: a
-    // one-ply search takes milliseconds and gives a sensible move instead.
-    let quick = catch_unwind(AssertUnwindSafe(|| {
-        engine.search(game, &Limits::depth(1), &AtomicBool::new(false), |_| {})
-    }))
-    .ok()
-    .and_then(|r| {
-        r.best_move
-            .filter(|&mv| game.is_legal(mv))
-            .map(|mv| (mv, r.score))
-    });
-    let note = note.or_else(|| Some("stopped before the first iteration; one-ply choice".into()));
-    let (mv, score) = quick.unwrap_or((moves[0], Score::DRAW));
-    Found {
-        best: Some(game.format_move(mv)),
-        score,
-        depth: 1,
-        nodes: 0,
-        pv: vec![game.format_move(mv)],
-        note,
-    }
-}
-
-/// A search running on its own thread.
-pub(crate) struct Running {
-    handle: JoinHandle<()>,
-    control: Arc<Control>,
-}
-
-/// What a search thread shares with its session.
-pub(crate) struct Control {
-    /// Set by the session to end the search.
-    pub(crate) stop: AtomicBool,
-    /// Set by the thread just before it writes its answer: from then on the session may
-    /// wait for the thread instead of treating the search as under way (a peer that has
-    /// read the answer may send its next command before the thread has quite ended).
-    answering: AtomicBool,
-}
-
-impl Control {
-    /// Marks that the answer is being written.
-    pub(crate) fn answering(&self) {
-        self.answering.store(true, Ordering::SeqCst);
-    }
-}
-
-/// Stack for search threads: the engine's own helpers use the same.
-const SEARCH_STACK: usize = 16 << 20;
-
-impl Running {
-    /// Runs `work` on a new search thread.
-    pub(crate) fn spawn(
-        name: &str,
-        work: impl FnOnce(&Control) + Send + 'static,
-    ) -> std::io::Result<Running> {
-        let control = Arc::new(Control {
-            stop: AtomicBool::new(false),
-            answering: AtomicBool::new(false),
-        });
-        let shared = Arc::clone(&control);
-        let handle = std::thread::Builder::new()
-            .name(name.to_owned())
-            .stack_size(SEARCH_STACK)
-            .spawn(move || work(&shared))?;
-        Ok(Running { handle, control })
     }
 
-    /// Whether the thread has ended or is writing its answer (so joining it is quick).
-    pub(crate) fn is_done(&self) -> bool {
-        self.handle.is_finished() || self.control.answering.load(Ordering::SeqCst)
-    }
-
-    /// Asks the search to stop (and wakes a thread waiting for the stop).
-    pub(crate) fn stop(&self) {
-        self.control.stop.store(true, Ordering::SeqCst);
-        self.handle.thread().unpark();
-    }
-
-    /// Waits for the thread to end.
-    pub(crate) fn join(self) {
-        // The work catches the engine's panics itself; a panic here would be in our own
-        // output code, and the session carries on without the thread either way.
-        let _ = self.handle.join();
-    }
-}
-
-/// Blocks until `stop` is set: an infinite search reports its move only when told to.
-pub(crate) fn wait_for_stop(stop: &AtomicBool) {
-    while !stop.load(Ordering::SeqCst) {
-        std::thread::park_timeout(Duration::from_millis(50));
+    #[test]
+    fn notes_say_where_the_move_came_from() {
+        assert_eq!(note(&answer(Source::Search, None)), None);
+        assert_eq!(
+            note(&answer(Source::OnePly, None)).unwrap(),
+            "stopped before the first iteration; one-ply choice"
+        );
+        assert_eq!(
+            note(&answer(Source::LastIteration, Some("boom"))).unwrap(),
+            "the search failed (boom); playing the best move of depth 3"
+        );
+        assert_eq!(
+            note(&answer(Source::FirstLegal, Some("boom"))).unwrap(),
+            "the search failed (boom); playing the first legal move"
+        );
+        assert_eq!(
+            note(&answer(Source::Search, Some("boom"))).unwrap(),
+            "the search failed (boom)"
+        );
     }
 }

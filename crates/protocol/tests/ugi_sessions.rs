@@ -417,3 +417,69 @@ fn the_run_loop_reads_a_script_to_the_end() {
     protocol::run(&mut session, &b"quit\nisready\n"[..]).unwrap();
     assert_eq!(lines.try_iter().count(), 0);
 }
+
+#[test]
+fn end_of_input_stops_a_search_without_limits() {
+    use protocol::Session;
+    for go in ["go", "go infinite"] {
+        let mut peer = ugi();
+        let mut out = peer.send(go);
+        if !out.iter().any(|l| l.starts_with("info depth 1")) {
+            out.extend(peer.until(|l| l.starts_with("info depth 1")));
+        }
+        let ended = Instant::now();
+        peer.session.end_of_input();
+        assert!(ended.elapsed() < Duration::from_secs(5), "{go}");
+        out.extend(peer.drain());
+        let best = out.last().unwrap().strip_prefix("bestmove ").unwrap();
+        assert!(peer.query("moves").split(' ').any(|m| m == best), "{go}");
+    }
+}
+
+/// A table size this machine cannot give (more than its memory and swap, where the
+/// kernel refuses such requests), if there is one within the option's range.
+fn more_memory_than_the_machine_has() -> Option<usize> {
+    let overcommit = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").ok()?;
+    if overcommit.trim() == "1" {
+        return None;
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb = |key: &str| -> Option<usize> {
+        let line = meminfo.lines().find(|l| l.starts_with(key))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    let machine_mb = (kb("MemTotal:")? + kb("SwapTotal:")?) / 1024;
+    (machine_mb + 1024 < protocol::MAX_HASH_MB).then_some(protocol::MAX_HASH_MB)
+}
+
+#[test]
+fn a_table_too_big_for_the_machine_is_refused_and_the_old_one_kept() {
+    let Some(huge) = more_memory_than_the_machine_has() else {
+        eprintln!(
+            "this machine could give {} MB: not tried",
+            protocol::MAX_HASH_MB
+        );
+        return;
+    };
+    for variant_name in ["copenhagen", "camelot"] {
+        let mut peer = ugi();
+        variant(&mut peer, variant_name);
+        // Before the engine is made, and after.
+        for ready in [false, true] {
+            if ready {
+                assert_eq!(peer.send("isready"), ["readyok"]);
+            }
+            let message = peer.refused(&format!("setoption name Hash value {huge}"));
+            assert!(
+                message.starts_with(&format!(
+                    "setoption Hash: cannot allocate a transposition table of {huge} MB"
+                )),
+                "{message}"
+            );
+            assert!(message.ends_with("keeping the 4 MB table"), "{message}");
+            assert_eq!(peer.session.settings().hash_mb, 4);
+            let (_, best) = peer.go("depth 2");
+            assert_ne!(best, "none");
+        }
+    }
+}

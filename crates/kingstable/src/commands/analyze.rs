@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use engine::{DefaultEngine, EngineGame, Level, Limits, Score, SearchInfo};
+use engine::{DefaultEngine, EngineGame, Level, Limits, Score, SearchInfo, line_texts};
 use game::{Game, Player};
 
 /// How long or deep to search, and with what.
@@ -56,19 +56,6 @@ fn score_text(score: Score) -> String {
     }
 }
 
-fn pv_text<G: Game>(game: &G, pv: &[G::Move]) -> String {
-    let mut line = game.clone();
-    let mut texts = Vec::with_capacity(pv.len());
-    for &mv in pv {
-        if !line.is_legal(mv) {
-            break;
-        }
-        texts.push(line.format_move(mv));
-        line.play(mv);
-    }
-    texts.join(" ")
-}
-
 fn nps_text(nps: u64) -> String {
     if nps >= 1_000_000 {
         format!("{:.2}M", nps as f64 / 1e6)
@@ -81,6 +68,10 @@ fn nps_text(nps: u64) -> String {
 
 /// Prints the board, a line per completed depth and the best move.
 pub fn run<G: EngineGame + Board>(game: G, options: &AnalyzeOptions) -> Result<()> {
+    let mut engine = DefaultEngine::<G>::default();
+    engine.set_threads(options.threads);
+    engine.try_set_hash_mb(options.hash_mb)?;
+    engine.set_level(options.level);
     println!("{}", game.board());
     println!("{}", game.position_string());
     if let Some(outcome) = game.outcome() {
@@ -99,10 +90,6 @@ pub fn run<G: EngineGame + Board>(game: G, options: &AnalyzeOptions) -> Result<(
     if limits.depth.is_none() && limits.nodes.is_none() && limits.move_time.is_none() {
         limits.move_time = Some(Duration::from_secs(5));
     }
-    let mut engine = DefaultEngine::<G>::default();
-    engine.set_threads(options.threads);
-    engine.set_hash_mb(options.hash_mb);
-    engine.set_level(options.level);
     let side = game.kind().side_name(game.to_move());
     println!(
         "searching with {} thread(s), level {} ({}), scores for the {side}",
@@ -115,7 +102,7 @@ pub fn run<G: EngineGame + Board>(game: G, options: &AnalyzeOptions) -> Result<(
         "depth", "seldepth", "score", "nodes", "nps", "time"
     );
     let stop = AtomicBool::new(false);
-    let result = engine.search(&game, &limits, &stop, |info: &SearchInfo<G::Move>| {
+    let result = engine.answer(&game, &limits, &stop, |info: &SearchInfo<G::Move>| {
         println!(
             "{:>5} {:>8} {:>10} {:>12} {:>8} {:>7.3}s  {}",
             info.depth,
@@ -124,7 +111,7 @@ pub fn run<G: EngineGame + Board>(game: G, options: &AnalyzeOptions) -> Result<(
             info.nodes,
             nps_text(info.nps),
             info.time.as_secs_f64(),
-            pv_text(&game, &info.pv)
+            line_texts(&game, &info.pv).join(" ")
         );
     });
     let best = result.best_move.context("no move found")?;

@@ -23,8 +23,8 @@ pub struct EngineArgs {
     /// Search threads (UGI option Threads).
     #[arg(long, default_value_t = 1, value_parser = crate::threads::parse_threads)]
     pub threads: usize,
-    /// Transposition table size in MB (UGI option Hash).
-    #[arg(long, default_value_t = protocol::DEFAULT_HASH_MB)]
+    /// Transposition table size in MB, 1-65536 (UGI option Hash).
+    #[arg(long, default_value_t = protocol::DEFAULT_HASH_MB, value_parser = crate::threads::parse_hash)]
     pub hash: usize,
     /// OTEP: milliseconds per move when OpenTafl sends no clock.
     #[arg(long, default_value_t = 5000)]
@@ -33,9 +33,6 @@ pub struct EngineArgs {
 
 /// Runs the protocol until the peer quits or closes standard input.
 pub fn run(args: &EngineArgs) -> Result<()> {
-    if !(1..=protocol::MAX_HASH_MB).contains(&args.hash) {
-        anyhow::bail!("--hash must be 1-{} MB", protocol::MAX_HASH_MB);
-    }
     let engine = EngineSettings {
         level: args.level,
         hash_mb: args.hash,

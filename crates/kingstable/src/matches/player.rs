@@ -1,11 +1,10 @@
 //! The players a match runs: our engine at a level (in-process), a one-ply greedy player,
 //! and external programs (see [`super::htp`]).
 
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use engine::{Clock, DefaultEngine, EngineGame, Evaluator, Level, Limits};
+use engine::{Clock, DefaultWorker, EngineGame, Level, Limits, greedy_move};
 use game::{Game, GameKind};
 
 use super::htp::{HtpPlayer, Transport};
@@ -111,9 +110,10 @@ pub fn player_from_spec<G: EngineGame + Board>(
     )
 }
 
-/// Our engine at a level.
+/// Our engine at a level, searching on the engine's worker (which always answers with a
+/// legal move while the game has one).
 pub struct LevelPlayer<G: EngineGame> {
-    engine: DefaultEngine<G>,
+    worker: DefaultWorker<G>,
     level: Level,
     games: u64,
 }
@@ -121,11 +121,12 @@ pub struct LevelPlayer<G: EngineGame> {
 impl<G: EngineGame> LevelPlayer<G> {
     /// Our engine at `level`, searching with `threads` threads.
     pub fn new(level: Level, threads: usize) -> Self {
-        let mut engine = DefaultEngine::<G>::default();
+        let mut worker = DefaultWorker::<G>::default();
+        let engine = worker.engine_mut();
         engine.set_level(level);
         engine.set_threads(threads.max(1));
         LevelPlayer {
-            engine,
+            worker,
             level,
             games: 0,
         }
@@ -138,10 +139,11 @@ impl<G: EngineGame> Player<G> for LevelPlayer<G> {
     }
 
     fn new_game(&mut self, _start: &G, _opening: &[G::Move]) -> Result<(), PlayerError> {
-        self.engine.new_game();
+        let engine = self.worker.engine_mut();
+        engine.new_game();
         // Lower levels vary their choices from game to game, deterministically.
         self.games += 1;
-        self.engine.set_seed(self.games);
+        engine.set_seed(self.games);
         Ok(())
     }
 
@@ -151,10 +153,11 @@ impl<G: EngineGame> Player<G> for LevelPlayer<G> {
             Limit::Clock(_) => Limits::clock(*clock),
             Limit::Depth(depth) => Limits::depth(depth),
         };
-        let result = self
-            .engine
-            .search(game, &limits, &AtomicBool::new(false), |_| {});
-        let mv = result.best_move.context("the engine found no move")?;
+        let answer = self
+            .worker
+            .think(game, &limits)
+            .context("the engine's search thread")?;
+        let mv = answer.best_move.context("the engine found no move")?;
         Ok(Choice::Move(game.format_move(mv)))
     }
 
@@ -198,28 +201,10 @@ impl<G: EngineGame> Player<G> for GreedyPlayer<G> {
     }
 
     fn choose(&mut self, game: &G, _clock: &Clock, _control: Limit) -> Result<Choice> {
-        let me = game.to_move();
-        let mut moves = Vec::new();
-        game.legal_moves(&mut moves);
-        let mut board = game.clone();
-        let mut best: Option<(i64, u64, G::Move)> = None;
-        for mv in moves {
-            board.play(mv);
-            let value: i64 = match board.outcome() {
-                Some(o) if o.winner == Some(me) => i64::MAX,
-                Some(o) if o.winner.is_none() => 0,
-                Some(_) => i64::MIN,
-                // The evaluation is for the side to move: the opponent now.
-                None => -i64::from(self.eval.evaluate(&board)),
-            };
-            // Ties go to a pseudo-random move, different in each game.
-            let tie = mix(board.hash() ^ mix(self.seed));
-            board.undo();
-            if best.is_none_or(|(v, t, _)| value > v || (value == v && tie > t)) {
-                best = Some((value, tie, mv));
-            }
-        }
-        let (_, _, mv) = best.context("no legal move")?;
+        // Ties go to a pseudo-random move, different in each game.
+        let seed = mix(self.seed);
+        let mv = greedy_move(&self.eval, game, |board| mix(board.hash() ^ seed))
+            .context("no legal move")?;
         Ok(Choice::Move(game.format_move(mv)))
     }
 

@@ -1,13 +1,12 @@
-//! The AI on a worker thread: requests go in over a channel, progress and results come
-//! back through a callback, so the screen never waits for a search. A request is stopped
-//! through its own stop flag; the search then answers at once with the best move it has.
+//! The terminal game's side of the AI: requests with ids, and events the screen's loop
+//! takes in, over [`engine::Worker`] (which runs each search on its own thread, so the
+//! screen never waits for one). A request is stopped through its own stop flag; the
+//! search then answers at once with the best move it has.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::thread::JoinHandle;
 
-use engine::{DefaultEngine, EngineGame, Level, Limits, Score};
+use engine::{DefaultWorker, EngineGame, Event, Job, Level, Limits, Score, line_texts};
 use game::Game;
 
 /// Why the AI is searching.
@@ -61,11 +60,11 @@ pub enum AiEvent<M> {
     },
 }
 
-/// The worker thread and its engine (kept between requests, so its transposition table
+/// The AI worker and its engine (kept between requests, so its transposition table
 /// carries over from move to move).
-pub struct AiWorker<G: Game> {
-    jobs: Option<Sender<AiRequest<G>>>,
-    thread: Option<JoinHandle<()>>,
+pub struct AiWorker<G: EngineGame> {
+    worker: DefaultWorker<G>,
+    report: Arc<dyn Fn(AiEvent<G::Move>) + Send + Sync>,
 }
 
 /// Transposition table size for play: plenty for the levels' node counts, and kind to a
@@ -82,80 +81,60 @@ pub struct AiSetup {
 }
 
 impl<G: EngineGame> AiWorker<G> {
-    /// Starts the worker; `report` is called from its thread for every event.
+    /// Starts the worker; `report` is called from the search thread for every event.
     pub fn spawn(
         setup: AiSetup,
-        report: impl Fn(AiEvent<G::Move>) + Send + 'static,
+        report: impl Fn(AiEvent<G::Move>) + Send + Sync + 'static,
     ) -> AiWorker<G> {
-        let (jobs, inbox): (Sender<AiRequest<G>>, Receiver<AiRequest<G>>) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("kingstable-ai".into())
-            .stack_size(32 << 20)
-            .spawn(move || {
-                let mut engine = DefaultEngine::<G>::default();
-                engine.set_hash_mb(HASH_MB);
-                engine.set_seed(setup.seed);
-                engine.set_threads(setup.threads);
-                for job in inbox {
-                    engine.set_level(job.level);
-                    let id = job.id;
-                    let game = &job.game;
-                    let result = engine.search(game, &job.limits, &job.stop, |info| {
-                        report(AiEvent::Progress {
-                            id,
-                            depth: info.depth,
-                            score: info.score,
-                            pv: line_text(game, &info.pv),
-                        });
-                    });
-                    report(AiEvent::Done {
-                        id,
-                        best: result.best_move,
-                        score: result.score,
-                        depth: result.depth,
-                    });
-                }
-            })
-            .expect("spawning the AI thread");
+        let mut worker = DefaultWorker::<G>::default();
+        let engine = worker.engine_mut();
+        engine.set_hash_mb(HASH_MB);
+        engine.set_seed(setup.seed);
+        engine.set_threads(setup.threads);
         AiWorker {
-            jobs: Some(jobs),
-            thread: Some(thread),
+            worker,
+            report: Arc::new(report),
         }
     }
 
-    /// Queues a search.
-    pub fn submit(&self, request: AiRequest<G>) {
-        if let Some(jobs) = &self.jobs {
-            // The worker only stops when this handle is dropped, so the send succeeds.
-            let _ = jobs.send(request);
+    /// Starts a search, once the previous one (stopped or cancelled by the session) has
+    /// ended.
+    pub fn submit(&mut self, request: AiRequest<G>) {
+        self.worker.engine_mut().set_level(request.level);
+        let report = Arc::clone(&self.report);
+        let id = request.id;
+        let job = Job {
+            game: request.game,
+            limits: request.limits,
+            stop: request.stop,
+        };
+        let started = self.worker.start(job, move |game, event| {
+            report(match event {
+                Event::Progress(info) => AiEvent::Progress {
+                    id,
+                    depth: info.depth,
+                    score: info.score,
+                    pv: line_texts(game, &info.pv).join(" "),
+                },
+                Event::Done(answer) => AiEvent::Done {
+                    id,
+                    best: answer.best_move,
+                    score: answer.score,
+                    depth: answer.depth,
+                },
+            });
+        });
+        if started.is_err() {
+            // No thread to search on: the session still gets its answer (no move: it
+            // plays the first legal one).
+            (self.report)(AiEvent::Done {
+                id,
+                best: None,
+                score: Score::DRAW,
+                depth: 0,
+            });
         }
     }
-}
-
-impl<G: Game> Drop for AiWorker<G> {
-    fn drop(&mut self) {
-        // Closing the channel ends the worker's loop once the current search returns;
-        // callers stop that search first.
-        self.jobs = None;
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// A line of moves in notation, each written in the position it is played in.
-#[must_use]
-pub fn line_text<G: Game>(game: &G, line: &[G::Move]) -> String {
-    let mut game = game.clone();
-    let mut texts = Vec::new();
-    for &mv in line {
-        if !game.is_legal(mv) {
-            break;
-        }
-        texts.push(game.format_move(mv));
-        game.play(mv);
-    }
-    texts.join(" ")
 }
 
 #[cfg(test)]
@@ -164,6 +143,7 @@ mod tests {
     #[allow(unused_imports)]
     use game::Game;
     use std::sync::atomic::Ordering;
+    use std::sync::mpsc;
     use std::time::Duration;
     use tafl::{Rules, Tafl};
 
@@ -174,7 +154,7 @@ mod tests {
             seed: 1,
             threads: 2,
         };
-        let worker = AiWorker::<Tafl>::spawn(setup, move |event| {
+        let mut worker = AiWorker::<Tafl>::spawn(setup, move |event| {
             let _ = tx.send(event);
         });
         let game = Tafl::new(Rules::COPENHAGEN);
@@ -201,5 +181,41 @@ mod tests {
         };
         assert_eq!(done.0, 7);
         assert!(game.is_legal(done.1.unwrap()));
+    }
+
+    #[test]
+    fn a_request_cancelled_at_once_still_answers_and_the_next_one_follows() {
+        let (tx, rx) = mpsc::channel();
+        let setup = AiSetup {
+            seed: 1,
+            threads: 1,
+        };
+        let mut worker = AiWorker::<camelot::Camelot>::spawn(setup, move |event| {
+            let _ = tx.send(event);
+        });
+        let game = camelot::Camelot::start();
+        let request = |id, limits| AiRequest {
+            id,
+            game: game.clone(),
+            limits,
+            level: Level::Casual,
+            stop: Arc::new(AtomicBool::new(false)),
+        };
+        let first = request(1, Limits::infinite());
+        first.stop.store(true, Ordering::Relaxed);
+        worker.submit(first);
+        worker.submit(request(2, Limits::depth(2)));
+        let mut answers = Vec::new();
+        while answers.len() < 2 {
+            if let AiEvent::Done { id, best, .. } =
+                rx.recv_timeout(Duration::from_secs(60)).unwrap()
+            {
+                answers.push((id, best));
+            }
+        }
+        assert_eq!(answers.iter().map(|a| a.0).collect::<Vec<_>>(), [1, 2]);
+        for (_, best) in answers {
+            assert!(game.is_legal(best.unwrap()));
+        }
     }
 }

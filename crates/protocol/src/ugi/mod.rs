@@ -6,18 +6,15 @@ mod command;
 
 pub use command::{Command, Go, ParseCommandError, Query};
 
-use std::sync::Arc;
-
 use camelot::Camelot;
-use engine::{DefaultEngine, EngineGame, Level, Limits, Score};
+use engine::{EngineGame, Event, Job, Level, Limits, Score};
 use game::{Game, GameKind, Player};
 use games::AnyGame;
 use tafl::Tafl;
 
 use crate::output::Output;
 use crate::search::{
-    EngineCell, EngineSettings, InfoText, MAX_HASH_MB, MAX_THREADS, Running, search_texts,
-    wait_for_stop,
+    EngineCell, EngineSettings, InfoText, MAX_HASH_MB, MAX_THREADS, info_text, note,
 };
 use crate::session::{Flow, Session};
 
@@ -49,12 +46,9 @@ pub struct UgiSession {
     settings: EngineSettings,
     tafl: EngineCell<Tafl>,
     camelot: EngineCell<Camelot>,
-    search: Option<UgiSearch>,
-}
-
-struct UgiSearch {
-    running: Running,
-    infinite: bool,
+    /// The search started last runs until stopped (`go infinite`, or `go` with no limit):
+    /// the end of input stops it.
+    unbounded: bool,
 }
 
 impl std::fmt::Debug for UgiSession {
@@ -63,7 +57,10 @@ impl std::fmt::Debug for UgiSession {
             .field("variant", &self.variant)
             .field("position", &self.game.position_string())
             .field("settings", &self.settings)
-            .field("searching", &self.search.is_some())
+            .field(
+                "searching",
+                &(self.tafl.is_searching() || self.camelot.is_searching()),
+            )
             .finish()
     }
 }
@@ -86,7 +83,7 @@ impl UgiSession {
             settings,
             tafl: EngineCell::default(),
             camelot: EngineCell::default(),
-            search: None,
+            unbounded: false,
         }
     }
 
@@ -110,27 +107,24 @@ impl UgiSession {
 
     /// Whether a search is running.
     pub fn is_searching(&mut self) -> bool {
-        self.reap();
-        self.search.is_some()
+        !self.reap()
     }
 
-    /// Waits until a running search has ended by itself (a timed search reports its
-    /// move; an infinite one is stopped).
+    /// Waits until a running search has ended by itself (a search with a limit reports
+    /// its move; one that would run until `stop` is stopped, and reports its move).
     pub fn wait_for_search(&mut self) {
-        if let Some(search) = self.search.take() {
-            if search.infinite {
-                search.running.stop();
-            }
-            search.running.join();
+        if self.unbounded {
+            self.tafl.stop();
+            self.camelot.stop();
         }
+        self.tafl.wait();
+        self.camelot.wait();
     }
 
-    fn reap(&mut self) {
-        if self.search.as_ref().is_some_and(|s| s.running.is_done())
-            && let Some(search) = self.search.take()
-        {
-            search.running.join();
-        }
+    /// Waits for a search that has answered; whether none is left.
+    fn reap(&mut self) -> bool {
+        // Both, always: only one of them can have a search.
+        self.tafl.reap() & self.camelot.reap()
     }
 
     fn error(&self, message: impl std::fmt::Display) {
@@ -150,10 +144,10 @@ impl UgiSession {
     }
 
     fn stop_search(&mut self) {
-        if let Some(search) = self.search.take() {
-            search.running.stop();
-            search.running.join();
-        }
+        self.tafl.stop();
+        self.camelot.stop();
+        self.tafl.wait();
+        self.camelot.wait();
     }
 
     fn identify(&self, uci: bool) {
@@ -210,7 +204,7 @@ impl UgiSession {
                 .parse::<Level>()
                 .map(|level| self.settings.level = level)
                 .map_err(|e| format!("setoption Level: {e}")),
-            "hash" => number(1, MAX_HASH_MB as u64).map(|n| self.settings.hash_mb = n as usize),
+            "hash" => number(1, MAX_HASH_MB as u64).and_then(|n| self.set_hash(n as usize)),
             "threads" => number(1, MAX_THREADS as u64).map(|n| self.settings.threads = n as usize),
             "seed" => number(0, u64::MAX).map(|n| self.settings.seed = n),
             _ => Err(format!(
@@ -219,6 +213,41 @@ impl UgiSession {
         };
         if let Err(message) = result {
             self.error(message);
+        }
+    }
+
+    /// Allocates the table of `megabytes` MB now, so a size the machine cannot give is
+    /// refused at once and the table in use is kept.
+    fn set_hash(&mut self, megabytes: usize) -> Result<(), String> {
+        let wanted = EngineSettings {
+            hash_mb: megabytes,
+            ..self.settings
+        };
+        let made = match &self.game {
+            AnyGame::Tafl(_) => self.tafl.prepare(&wanted),
+            AnyGame::Camelot(_) => self.camelot.prepare(&wanted),
+        };
+        match made {
+            Ok(()) => {
+                self.settings.hash_mb = megabytes;
+                Ok(())
+            }
+            Err(err) => Err(format!(
+                "setoption Hash: {err}; keeping the {} MB table",
+                self.settings.hash_mb
+            )),
+        }
+    }
+
+    /// Makes the engine of the current game if need be, with the settings in force
+    /// (reporting a table that cannot be had, and falling back to a smaller one).
+    fn prepare_engine(&mut self) {
+        let error = match &self.game {
+            AnyGame::Tafl(_) => self.tafl.ensure(&mut self.settings),
+            AnyGame::Camelot(_) => self.camelot.ensure(&mut self.settings),
+        };
+        if let Some(err) = error {
+            self.error(format!("{err}; using a {} MB table", self.settings.hash_mb));
         }
     }
 
@@ -257,10 +286,7 @@ impl UgiSession {
     fn ready(&mut self) {
         if !self.is_searching() {
             // The first isready is where UGI allows the big allocation.
-            match &self.game {
-                AnyGame::Tafl(_) => drop(self.tafl.get(&self.settings)),
-                AnyGame::Camelot(_) => drop(self.camelot.get(&self.settings)),
-            }
+            self.prepare_engine();
         }
         self.out.line("readyok");
     }
@@ -276,19 +302,18 @@ impl UgiSession {
             return;
         }
         let limits = go.limits(self.game.to_move());
+        self.prepare_engine();
         let out = self.out.clone();
         let spawned = match &self.game {
-            AnyGame::Tafl(g) => spawn_search(g.clone(), self.tafl.get(&self.settings), limits, out),
-            AnyGame::Camelot(g) => {
-                spawn_search(g.clone(), self.camelot.get(&self.settings), limits, out)
-            }
+            AnyGame::Tafl(g) => start_search(&mut self.tafl, g.clone(), limits, out),
+            AnyGame::Camelot(g) => start_search(&mut self.camelot, g.clone(), limits, out),
         };
         match spawned {
-            Ok(running) => {
-                self.search = Some(UgiSearch {
-                    running,
-                    infinite: go.infinite,
-                });
+            Ok(()) => {
+                self.unbounded = limits.infinite
+                    || (limits.depth, limits.nodes) == (None, None)
+                        && limits.move_time.is_none()
+                        && limits.clock.is_none();
             }
             Err(err) => {
                 self.error(format!("go: cannot start a search thread: {err}"));
@@ -383,29 +408,26 @@ impl Drop for UgiSession {
     }
 }
 
-fn spawn_search<G: EngineGame>(
+/// Starts searching `game` on `cell`'s worker (made by [`UgiSession::prepare_engine`]):
+/// `info` lines as it goes, then the `bestmove` (an infinite search waits for `stop`).
+fn start_search<G: EngineGame>(
+    cell: &mut EngineCell<G>,
     game: G,
-    engine: Arc<DefaultEngine<G>>,
     limits: Limits,
     out: Output,
-) -> std::io::Result<Running> {
-    Running::spawn("ugi-search", move |control| {
-        let stop = &control.stop;
-        let found = search_texts(&game, &engine, &limits, stop, |info| {
-            out.line(info_line(&info));
-        });
-        drop(engine);
-        if limits.infinite {
-            wait_for_stop(stop);
+) -> std::io::Result<()> {
+    let worker = cell
+        .worker()
+        .ok_or_else(|| std::io::Error::other("no engine"))?;
+    worker.start(Job::new(game, limits), move |game, event| match event {
+        Event::Progress(info) => out.line(info_line(&info_text(game, &info))),
+        Event::Done(answer) => {
+            if let Some(note) = note(&answer) {
+                out.line(format!("info string {note}"));
+            }
+            let best = answer.best_move.map(|mv| game.format_move(mv));
+            out.line(format!("bestmove {}", best.as_deref().unwrap_or("none")));
         }
-        control.answering();
-        if let Some(note) = &found.note {
-            out.line(format!("info string {note}"));
-        }
-        out.line(format!(
-            "bestmove {}",
-            found.best.as_deref().unwrap_or("none")
-        ));
     })
 }
 
