@@ -6,7 +6,7 @@ use game::{EndReason, Game, GameKind, Outcome, Player};
 use crate::bitboard::Bitboard;
 use crate::notation::{self, MoveText, ParseMoveError};
 use crate::position::{IllegalReason, Move, Position};
-use crate::rules::{Rules, Variant};
+use crate::rules::Rules;
 
 /// What playing a move did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,9 +196,10 @@ impl Tafl {
         captured
     }
 
-    /// TAFL.md 10: the third occurrence of the current position.
+    /// TAFL.md 10: the third occurrence of the current position, judged by the rules'
+    /// repetition rule.
     fn repetition(&self) -> Option<Outcome> {
-        if !self.rules.repetition {
+        if !self.rules.repetition_ends_game() {
             return None;
         }
         let last = self.hashes.len() - 1;
@@ -210,10 +211,11 @@ impl Tafl {
             .step_by(2)
             .filter(|&i| self.hashes[i] == current)
             .count();
-        (earlier >= 2).then(|| match self.rules.variant {
-            Variant::Copenhagen => Outcome::win(crate::ATTACKERS, EndReason::Repetition),
-            Variant::Fetlar => Outcome::draw(EndReason::Repetition),
-        })
+        if earlier < 2 {
+            return None;
+        }
+        let mover = self.position.side_to_move().other();
+        self.rules.repetition.outcome(mover)
     }
 
     /// Reads `text` and checks it against the current position. With `strict`, the
