@@ -76,7 +76,8 @@ impl Setup for Tafl {
 
     fn from_record(kind: GameKind, record: &Record, repetition: bool) -> Result<Self> {
         let rules = Rules::new(variant(kind)?).with_repetition(repetition);
-        let start = tafl::otg::start_of(record, rules)?;
+        // The record's own repetition rule (OpenTafl's `tfr:`), if its rules tag has one.
+        let (rules, start) = tafl::otg::setup_of(record, rules)?;
         Ok(Tafl::from_position(rules, start))
     }
 
@@ -98,7 +99,7 @@ impl Setup for Tafl {
 
     fn opentafl(&self) -> Option<(String, String)> {
         Some((
-            tafl::otg::rules_string(self.rules().variant, self.start_position()),
+            tafl::otg::rules_string_for(self.rules(), self.start_position()),
             self.position().to_opentafl(),
         ))
     }

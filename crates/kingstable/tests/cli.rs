@@ -214,6 +214,40 @@ fn replay_reports_the_fetlar_final_error_and_the_otg_result() {
 }
 
 #[test]
+fn replay_reads_the_records_opentafl_writes() {
+    for (game, file, plies, status, reason) in [
+        (
+            "copenhagen",
+            "opentafl-written-untimed.otg",
+            159,
+            "defenders_win",
+            "repetition",
+        ),
+        (
+            "copenhagen",
+            "opentafl-written-timed.otg",
+            131,
+            "defenders_win",
+            "repetition",
+        ),
+        (
+            "fetlar",
+            "opentafl-written-fetlar-king-captured.otg",
+            109,
+            "attackers_win",
+            "king_captured",
+        ),
+    ] {
+        let out = kingstable(&["replay", "--game", game, "--json", &data(file)]);
+        assert!(out.status.success(), "{file}: {}", stdout(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["plies"], plies, "{file}");
+        assert_eq!(report["status"], status, "{file}");
+        assert_eq!(report["reason"], reason, "{file}");
+    }
+}
+
+#[test]
 fn replay_takes_a_match_records_stated_ending_outside_the_rules() {
     // A match record ends with the reason the runner gave; an ending outside the rules
     // (an adjudicated draw) is reported as stated, an ending by the rules that the moves

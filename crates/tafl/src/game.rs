@@ -87,6 +87,14 @@ pub enum MoveError {
         /// What the rules capture.
         actual: String,
     },
+    /// The text says the move captures the king (`xKi7`), and it does not.
+    #[error("{text}: the move does not capture the king on {claimed}")]
+    KingNotCaptured {
+        /// The move as given.
+        text: String,
+        /// The king's square the text names.
+        claimed: String,
+    },
 }
 
 impl Tafl {
@@ -240,6 +248,19 @@ impl Tafl {
             None if strict => Some(Bitboard::EMPTY),
             None => None,
         };
+        if let Some(king) = parsed.king {
+            let mut after = self.position;
+            after.play_unchecked(mv, self.rules);
+            let captured = after.outcome_after(mv, self.rules).is_some_and(|o| {
+                o.reason == EndReason::KingCaptured
+            });
+            if !captured || self.position.king() != king {
+                return Err(MoveError::KingNotCaptured {
+                    text: text.to_owned(),
+                    claimed: king.to_string(),
+                });
+            }
+        }
         if let Some(claimed) = claimed {
             let actual = self.position.captures_of(mv, self.rules);
             if actual != claimed {
