@@ -247,3 +247,39 @@ fn otep_refuses_other_rules_with_a_critical_error() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn otep_engine_binary_stops_an_analysis_at_end_of_input() {
+    let mut child = Command::new(kingstable())
+        .args(["engine", "--otep", "--hash", "8"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = lines_of(child.stdout.take().unwrap());
+    let mut stdin = child.stdin.take().unwrap();
+    assert_eq!(expect(&lines, ""), "hello");
+    for line in [
+        format!("rules dim:11 name:Fetlar atkf:y start:{}", tafl::START),
+        format!("position {}", tafl::START),
+        "side attackers".to_owned(),
+        "analyze 2 86400".to_owned(),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    drop(stdin);
+    let analysis = expect(&lines, "analysis ");
+    assert!(analysis.starts_with("analysis "), "{analysis}");
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the engine did not exit");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(status.success());
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
