@@ -683,7 +683,14 @@ impl Session for OtepSession {
                 self.cancel();
                 self.position(&text);
             }
-            Message::Side(side) => self.side = Some(side),
+            Message::Side(side) => {
+                self.side = Some(side);
+                // After `rules` or `position` (no move played since), the side to move:
+                // how OpenTafl sets up a position for analysis or a game's opening.
+                if self.game.as_ref().is_some_and(|g| g.ply() == 0) {
+                    self.set_side_to_move(side);
+                }
+            }
             Message::Clock(clock) => self.clock = Some(clock),
             Message::Play(side) => {
                 self.cancel();

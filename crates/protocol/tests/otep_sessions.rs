@@ -143,7 +143,8 @@ fn opponent_moves_may_carry_captures_and_marks() {
         "position {}",
         board_after(Rules::COPENHAGEN, &opening)
     ));
-    peer.send("side defenders");
+    // After a position OpenTafl names the side to move (its `positionChanged`).
+    peer.send("side attackers");
     let after = board_after(
         Rules::COPENHAGEN,
         &["d1-d3", "e5-e2", "g1-g3", "f4-c4", "g3-e3"],
@@ -266,6 +267,28 @@ fn analysis_reports_distinct_lines_with_attacker_positive_evaluations() {
     let lines = parse_analysis(out.last().unwrap());
     assert_eq!(lines[0], (vec!["c1-a1".to_owned()], -5049));
     assert!(lines[1].1 >= lines[0].1, "{lines:?}");
+}
+
+#[test]
+fn side_after_a_position_is_the_side_to_move() {
+    let mut peer = otep();
+    peer.drain();
+    peer.send(&copenhagen_rules());
+    let board = board_after(Rules::COPENHAGEN, &["d1-d3"]);
+    peer.send(&format!("position {board}"));
+    peer.send("side defenders");
+    assert_eq!(
+        peer.session.position_string().unwrap(),
+        format!("{board} defenders")
+    );
+    // Once moves are played, `side` no longer changes the game.
+    let after = board_after(Rules::COPENHAGEN, &["d1-d3", "e5-e2"]);
+    peer.send(&format!("opponent-move e5-e2 {after}"));
+    peer.send("side defenders");
+    assert_eq!(
+        peer.session.position_string().unwrap(),
+        format!("{after} attackers")
+    );
 }
 
 #[test]

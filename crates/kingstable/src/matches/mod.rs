@@ -282,6 +282,9 @@ pub fn play_game<G: Setup>(
         report.note = format!("aborted: the peer's house rules differ from ours ({reason})");
         outcome = None;
     }
+    for player in players.iter_mut() {
+        player.finish(outcome);
+    }
     report.outcome = outcome;
     report.plies = game.ply();
     let mut tags = vec![

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use engine::{Clock, DefaultEngine, EngineGame, Evaluator, Level, Limits};
-use game::{Game, GameKind};
+use game::{Game, GameKind, Outcome};
 
 use super::htp::{HtpPlayer, Transport};
 use super::otep::OtepPlayer;
@@ -71,6 +71,10 @@ pub trait Player<G: Game>: Send {
 
     /// The opponent played `mv` in `before` (stateful peers must be told).
     fn observe(&mut self, before: &G, mv: G::Move) -> Result<(), PlayerError>;
+
+    /// The game is over with `outcome` (`None`: aborted, no result); peers that keep the
+    /// game are told.
+    fn finish(&mut self, _outcome: Option<Outcome>) {}
 }
 
 /// Builds a player from its description: `level:N` or `level:NAME` (our engine),
