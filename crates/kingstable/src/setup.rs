@@ -32,6 +32,9 @@ pub trait Setup: Game + Sized {
     /// (OpenTafl's position string, without the side); `None` for games OpenTafl does not
     /// play.
     fn opentafl(&self) -> Option<(String, String)>;
+
+    /// A new game from this one's position under another repetition rule (tafl only).
+    fn with_repetition_rule(&self, rule: tafl::Repetition) -> Result<Self>;
 }
 
 fn variant(kind: GameKind) -> Result<Variant> {
@@ -95,6 +98,11 @@ impl Setup for Tafl {
             tags.push(("termination".into(), reason.into()));
         }
         tafl::otg::write_game(self, &tags, outcome)
+    }
+
+    fn with_repetition_rule(&self, rule: tafl::Repetition) -> Result<Self> {
+        let rules = self.rules().with_repetition_rule(rule);
+        Ok(Tafl::from_position(rules, *self.position()))
     }
 
     fn opentafl(&self) -> Option<(String, String)> {
@@ -182,6 +190,10 @@ impl Setup for camelot::Camelot {
             tags.push(("Result".into(), result.into()));
         }
         camelot::record::write_score_with_result(self, &tags, result)
+    }
+
+    fn with_repetition_rule(&self, _rule: tafl::Repetition) -> Result<Self> {
+        bail!("the repetition rule is chosen for tafl only (Camelot's is a draw)")
     }
 
     fn opentafl(&self) -> Option<(String, String)> {

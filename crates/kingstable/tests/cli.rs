@@ -447,6 +447,51 @@ fn match_runs_an_external_otep_engine() {
 }
 
 #[test]
+fn match_tells_an_otep_engine_the_repetition_rule_it_referees_by() {
+    let out_dir = std::env::temp_dir().join(format!("kingstable-otep-tfr-{}", std::process::id()));
+    let otep = format!("otep:{} engine --otep", env!("CARGO_BIN_EXE_kingstable"));
+    let dir = out_dir.to_string_lossy().into_owned();
+    let text = successful_match(&[
+        "--game",
+        "copenhagen",
+        "--engine1",
+        "greedy",
+        "--engine2",
+        &otep,
+        "--games",
+        "2",
+        "--movetime",
+        "100ms",
+        "--draw-after",
+        "16",
+        "--repetition",
+        "mover-loses",
+        "--out",
+        &dir,
+    ]);
+    assert!(!text.contains("failure"), "{text}");
+    let record = std::fs::read_to_string(out_dir.join("game-001.otg")).unwrap();
+    assert!(
+        record.contains("[rules:dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:"),
+        "{record}"
+    );
+    records_replay("copenhagen", &out_dir, &["game-001.otg", "game-002.otg"]);
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "camelot",
+        "--engine1",
+        "greedy",
+        "--engine2",
+        "greedy",
+        "--repetition",
+        "draw",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tafl"));
+}
+
+#[test]
 fn match_refuses_unknown_engines_and_bad_time_controls() {
     let out = kingstable(&[
         "match",

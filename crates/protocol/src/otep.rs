@@ -876,11 +876,17 @@ mod tests {
         let budget = clock.limits(Player::First).unwrap().budget(Player::First);
         let (soft, hard) = (budget.soft.unwrap(), budget.hard.unwrap());
         assert!(soft >= Duration::from_secs(1), "{budget:?}");
-        assert!(hard < Duration::from_secs(5), "within the period: {budget:?}");
+        assert!(
+            hard < Duration::from_secs(5),
+            "within the period: {budget:?}"
+        );
         // With no period left, the last milliseconds are all there is.
         let clock = OtepClock::parse("54 1213* 5 0 3 ").unwrap();
         let budget = clock.limits(Player::First).unwrap().budget(Player::First);
-        assert!(budget.hard.unwrap() < Duration::from_millis(60), "{budget:?}");
+        assert!(
+            budget.hard.unwrap() < Duration::from_millis(60),
+            "{budget:?}"
+        );
         // In overtime, most of the period.
         let clock = OtepClock::parse("60000 5000* 5 3 3 ").unwrap();
         let limits = clock.limits(Player::Second).unwrap();

@@ -440,7 +440,10 @@ fn move_before_the_third_repetition(rules: &str) -> (String, String) {
     peer.send(&format!("position {before}"));
     peer.send("side attackers");
     // The eight plies that make the history, as one list (oldest first).
-    let out = peer.send(&format!("opponent-move {} {after}", texts[150..158].join("|")));
+    let out = peer.send(&format!(
+        "opponent-move {} {after}",
+        texts[150..158].join("|")
+    ));
     assert_eq!(out, Vec::<String>::new(), "in step");
     assert_eq!(peer.session.move_texts().len(), 8);
     let sent = peer.send("play attackers");
@@ -500,7 +503,10 @@ fn recorded_overtime_clock_the_engine_thinks_with_periods_left() {
     let sent = peer.send(play);
     let (_, lines) = engine_move(&mut peer, sent);
     let took = started.elapsed();
-    let status = lines.iter().find(|l| l.starts_with("status depth")).unwrap();
+    let status = lines
+        .iter()
+        .find(|l| l.starts_with("status depth"))
+        .unwrap();
     let depth: u32 = status.split(' ').nth(2).unwrap().parse().unwrap();
     assert!(depth >= 3, "{status}");
     // Most of a 5 s period would be risky; a millisecond is what it did before.
@@ -547,7 +553,10 @@ fn play_after_finish_plays_no_move() {
     peer.send("finish 3");
     let out = peer.send("play defenders");
     assert_eq!(out.len(), 1, "{out:?}");
-    assert!(out[0].starts_with("error 0 the game is finished"), "{out:?}");
+    assert!(
+        out[0].starts_with("error 0 the game is finished"),
+        "{out:?}"
+    );
     assert!(peer.within(Duration::from_millis(700)).is_empty());
     // A new game may follow.
     peer.send(&fetlar_rules());

@@ -251,9 +251,9 @@ impl Tafl {
         if let Some(king) = parsed.king {
             let mut after = self.position;
             after.play_unchecked(mv, self.rules);
-            let captured = after.outcome_after(mv, self.rules).is_some_and(|o| {
-                o.reason == EndReason::KingCaptured
-            });
+            let captured = after
+                .outcome_after(mv, self.rules)
+                .is_some_and(|o| o.reason == EndReason::KingCaptured);
             if !captured || self.position.king() != king {
                 return Err(MoveError::KingNotCaptured {
                     text: text.to_owned(),

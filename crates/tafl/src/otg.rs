@@ -377,9 +377,7 @@ pub fn setup_of(record: &Record, rules: Rules) -> Result<(Rules, Position), Reco
         });
     }
     let rules = match described.repetition {
-        Some(repetition) if rules.repetition_ends_game() => {
-            rules.with_repetition_rule(repetition)
-        }
+        Some(repetition) if rules.repetition_ends_game() => rules.with_repetition_rule(repetition),
         _ => rules,
     };
     Ok((rules, described.start.unwrap_or_else(Position::start)))
@@ -507,7 +505,11 @@ mod tests {
             for variant in [Variant::Fetlar, Variant::Copenhagen] {
                 let rules = Rules::new(variant).with_repetition_rule(repetition);
                 let text = rules_string_for(rules, &start);
-                assert_eq!(text.parse::<OpenTaflRules>().unwrap().rules(), rules, "{text}");
+                assert_eq!(
+                    text.parse::<OpenTaflRules>().unwrap().rules(),
+                    rules,
+                    "{text}"
+                );
             }
         }
     }
@@ -521,7 +523,9 @@ mod tests {
         }
         let tags = vec![("event".to_owned(), "Test".to_owned())];
         let text = write_game(&game, &tags, None);
-        assert!(text.contains("[result:?]\n[rules:dim:11 name:Copenhagen atkf:y sw:s efe:y start:"));
+        assert!(
+            text.contains("[result:?]\n[rules:dim:11 name:Copenhagen atkf:y sw:s efe:y start:")
+        );
         assert!(text.ends_with("3. g3-e3xe2\n"), "{text}");
         let record = &game::record::parse_records(&text).unwrap()[0];
         assert_eq!(record.moves, game.move_texts());

@@ -230,6 +230,9 @@ fn opentafl_written_fetlar_record_ends_with_the_king_captured() {
     let before = replay(Tafl::new(Rules::FETLAR), &moves).unwrap();
     for wrong in ["j9-j8xKi7", "j9-j7xKi8"] {
         let err = before.parse_recorded_move(wrong).unwrap_err();
-        assert!(err.to_string().contains("does not capture the king"), "{err}");
+        assert!(
+            err.to_string().contains("does not capture the king"),
+            "{err}"
+        );
     }
 }

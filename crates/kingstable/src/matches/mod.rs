@@ -77,6 +77,8 @@ pub struct MatchConfig {
     pub control: TimeControl,
     /// Adjudicate a draw after this many plies (`None`: never).
     pub draw_after: Option<usize>,
+    /// What a third repetition does (tafl; `None`: the variant's rule, TAFL.md 10).
+    pub repetition: Option<tafl::Repetition>,
     /// Where to save the records.
     pub out: Option<PathBuf>,
     /// Search threads per engine.
@@ -160,7 +162,10 @@ pub fn play_game<G: Setup>(
     second: &mut dyn Player<G>,
 ) -> Result<GameReport> {
     let kind = config.kind;
-    let start: G = G::setup(kind, None, None, true)?;
+    let mut start: G = G::setup(kind, None, None, true)?;
+    if let Some(rule) = config.repetition {
+        start = start.with_repetition_rule(rule)?;
+    }
     let mut game = start.clone();
     let mut opening_moves = Vec::new();
     for text in opening {
@@ -454,8 +459,21 @@ pub fn run<G: Setup + EngineGame>(config: &MatchConfig) -> Result<Summary> {
     if let Some(dir) = &config.out {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
+    if config.repetition.is_some() && !config.kind.is_tafl() {
+        bail!("--repetition chooses a tafl rule; Camelot's third repetition is a draw");
+    }
     // Check both players can be built before starting any game.
     for spec in &config.players {
+        if spec.trim().starts_with("otep:")
+            && config.kind == GameKind::Copenhagen
+            && config.repetition.is_none()
+        {
+            eprintln!(
+                "note: OTEP rules strings cannot say that a third repetition wins for the \
+                 attackers (TAFL.md 10b): OpenTafl will count it a draw; OpenTafl's own \
+                 Copenhagen is --repetition mover-loses"
+            );
+        }
         player_from_spec::<G>(spec, config.kind, config.threads)?;
         if spec.trim().starts_with("otep:") && matches!(config.control, TimeControl::Depth(_)) {
             bail!(
@@ -586,6 +604,7 @@ mod tests {
             openings: vec![vec![]],
             control: TimeControl::Depth(1),
             draw_after: Some(60),
+            repetition: None,
             out: None,
             threads: 1,
             concurrency: 1,

@@ -502,7 +502,10 @@ done
             Some(Outcome::win(Side::Second, EndReason::Resignation)),
         );
         let rules = start.opentafl().unwrap().0;
-        assert!(rules.starts_with("dim:11 name:Fetlar atkf:y start:"), "{rules}");
+        assert!(
+            rules.starts_with("dim:11 name:Fetlar atkf:y start:"),
+            "{rules}"
+        );
         let clock_line = "clock 1000* 1000* 1 1 1 ";
         assert_eq!(
             fake.transcript(),
@@ -534,9 +537,7 @@ done
         let mut player = fake.player(&["a1-a2", "a1-a3", "k11-k10"]);
         let start = fetlar();
         Player::<Tafl>::new_game(&mut player, &start, &[]).unwrap();
-        let choice = player
-            .choose(&start, &Clock::default(), MOVE_TIME)
-            .unwrap();
+        let choice = player.choose(&start, &Clock::default(), MOVE_TIME).unwrap();
         // The referee rules on the third: an illegal move, the game lost.
         assert_eq!(choice, Choice::Move("k11-k10".into()));
         let transcript = fake.transcript();
