@@ -21,8 +21,9 @@
 //!   reaped at once.
 //!
 //! OTEP has no move-time command: a fixed time per move is sent as a clock in overtime
-//! with that much left in the period; clocks are sent as main time (OTEP clocks have no
-//! increment). A fixed depth cannot be asked for.
+//! with that much left in the period (and three periods: OpenTafl keeps a whole second
+//! back in its last one, and thinks for 0 ms and fails when a period is 1 s); clocks are
+//! sent as main time (OTEP clocks have no increment). A fixed depth cannot be asked for.
 
 use std::io::Write;
 use std::process::{Child, ChildStdin};
@@ -281,9 +282,10 @@ impl<G: Setup> Player<G> for OtepPlayer {
         let side = game.to_move();
         self.side = Some(side);
         let (clock_line, limit) = match control {
+            // Three periods: OpenTafl keeps a whole second back in its last one.
             TimeControl::MoveTime(time) => (
                 format!(
-                    "clock {ms}* {ms}* {s} 1 1 ",
+                    "clock {ms}* {ms}* {s} 3 3 ",
                     ms = millis(time),
                     s = time.as_secs().max(1)
                 ),
@@ -506,7 +508,7 @@ done
             rules.starts_with("dim:11 name:Fetlar atkf:y start:"),
             "{rules}"
         );
-        let clock_line = "clock 1000* 1000* 1 1 1 ";
+        let clock_line = "clock 1000* 1000* 1 3 3 ";
         assert_eq!(
             fake.transcript(),
             [
