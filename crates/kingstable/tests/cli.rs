@@ -392,28 +392,43 @@ fn match_runs_an_external_ugi_engine_and_saves_records() {
     records_replay("camelot", &out_dir, &["game-001.txt", "game-002.txt"]);
 }
 
-#[test]
-fn match_runs_an_external_otep_engine() {
-    // Our own OpenTafl Engine Protocol engine, driven as OpenTafl drives it.
-    let out_dir = std::env::temp_dir().join(format!("kingstable-otep-{}", std::process::id()));
-    let otep = format!("otep:{} engine --otep", env!("CARGO_BIN_EXE_kingstable"));
+/// Our own OpenTafl Engine Protocol engine as `--engine2`.
+fn our_otep_engine() -> String {
+    format!("otep:{} engine --otep", env!("CARGO_BIN_EXE_kingstable"))
+}
+
+/// Two games of `game` between `engine1` and our OTEP engine, with `extra` options, saved
+/// in a fresh directory named after `name`; the output and the directory.
+fn otep_match(name: &str, game: &str, engine1: &str, extra: &[&str]) -> (String, PathBuf) {
+    let out_dir = std::env::temp_dir().join(format!("kingstable-{name}-{}", std::process::id()));
     let dir = out_dir.to_string_lossy().into_owned();
-    let text = successful_match(&[
+    let otep = our_otep_engine();
+    let mut args = vec![
         "--game",
-        "fetlar",
+        game,
         "--engine1",
-        "level:1",
+        engine1,
         "--engine2",
         &otep,
         "--games",
         "2",
-        "--movetime",
-        "150ms",
-        "--draw-after",
-        "60",
         "--out",
         &dir,
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    (successful_match(&args), out_dir)
+}
+
+#[test]
+fn match_runs_an_external_otep_engine() {
+    // Our own OpenTafl Engine Protocol engine, driven as OpenTafl drives it.
+    let (text, out_dir) = otep_match(
+        "otep",
+        "fetlar",
+        "level:1",
+        &["--movetime", "150ms", "--draw-after", "60"],
+    );
+    let otep = our_otep_engine();
     assert!(text.contains("final score of level:1 vs otep:"), "{text}");
     assert!(
         !text.contains("failure") && !text.contains("not scored"),
@@ -448,27 +463,19 @@ fn match_runs_an_external_otep_engine() {
 
 #[test]
 fn match_tells_an_otep_engine_the_repetition_rule_it_referees_by() {
-    let out_dir = std::env::temp_dir().join(format!("kingstable-otep-tfr-{}", std::process::id()));
-    let otep = format!("otep:{} engine --otep", env!("CARGO_BIN_EXE_kingstable"));
-    let dir = out_dir.to_string_lossy().into_owned();
-    let text = successful_match(&[
-        "--game",
+    let (text, out_dir) = otep_match(
+        "otep-tfr",
         "copenhagen",
-        "--engine1",
         "greedy",
-        "--engine2",
-        &otep,
-        "--games",
-        "2",
-        "--movetime",
-        "100ms",
-        "--draw-after",
-        "16",
-        "--repetition",
-        "mover-loses",
-        "--out",
-        &dir,
-    ]);
+        &[
+            "--movetime",
+            "100ms",
+            "--draw-after",
+            "16",
+            "--repetition",
+            "mover-loses",
+        ],
+    );
     assert!(!text.contains("failure"), "{text}");
     let record = std::fs::read_to_string(out_dir.join("game-001.otg")).unwrap();
     assert!(

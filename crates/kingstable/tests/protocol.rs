@@ -183,6 +183,18 @@ fn expect(lines: &Receiver<String>, prefix: &str) -> String {
     }
 }
 
+/// The engine's exit status, which must come within [`WAIT`].
+fn exit_status(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "the engine did not exit");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn otep_engine_binary_plays_an_opentafl_shaped_game() {
     let mut child = Command::new(kingstable())
@@ -212,14 +224,7 @@ fn otep_engine_binary_plays_an_opentafl_shaped_game() {
     send(&format!("move {}", game.position().to_opentafl()));
     send("finish 0");
     send("goodbye");
-    let deadline = Instant::now() + WAIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the engine did not exit");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = exit_status(&mut child);
     assert!(status.success());
 }
 
@@ -272,14 +277,7 @@ fn otep_engine_binary_stops_an_analysis_at_end_of_input() {
     drop(stdin);
     let analysis = expect(&lines, "analysis ");
     assert!(analysis.starts_with("analysis "), "{analysis}");
-    let deadline = Instant::now() + WAIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the engine did not exit");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = exit_status(&mut child);
     assert!(status.success());
     assert!(started.elapsed() < Duration::from_secs(20));
 }
