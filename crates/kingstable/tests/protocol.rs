@@ -183,6 +183,27 @@ fn expect(lines: &Receiver<String>, prefix: &str) -> String {
     }
 }
 
+/// `kingstable <args>` (an OTEP engine), its input and its output lines, once it has said
+/// `hello`.
+fn otep_engine(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    Receiver<String>,
+) {
+    let mut child = Command::new(kingstable())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = lines_of(child.stdout.take().unwrap());
+    let stdin = child.stdin.take().unwrap();
+    assert_eq!(expect(&lines, ""), "hello");
+    (child, stdin, lines)
+}
+
 /// The engine's exit status, which must come within [`WAIT`].
 fn exit_status(child: &mut std::process::Child) -> std::process::ExitStatus {
     let deadline = Instant::now() + WAIT;
@@ -197,16 +218,9 @@ fn exit_status(child: &mut std::process::Child) -> std::process::ExitStatus {
 
 #[test]
 fn otep_engine_binary_plays_an_opentafl_shaped_game() {
-    let mut child = Command::new(kingstable())
-        .args(["engine", "--otep", "--hash", "8", "--movetime", "200"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let lines = lines_of(child.stdout.take().unwrap());
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin, lines) =
+        otep_engine(&["engine", "--otep", "--hash", "8", "--movetime", "200"]);
     let mut send = |line: &str| writeln!(stdin, "{line}").unwrap();
-    assert_eq!(expect(&lines, ""), "hello");
     send("hello");
     send(&format!(
         "rules dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:{}",
@@ -230,15 +244,7 @@ fn otep_engine_binary_plays_an_opentafl_shaped_game() {
 
 #[test]
 fn otep_refuses_other_rules_with_a_critical_error() {
-    let mut child = Command::new(kingstable())
-        .args(["engine", "--otep"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let lines = lines_of(child.stdout.take().unwrap());
-    let mut stdin = child.stdin.take().unwrap();
-    assert_eq!(expect(&lines, ""), "hello");
+    let (mut child, mut stdin, lines) = otep_engine(&["engine", "--otep"]);
     writeln!(
         stdin,
         "rules dim:9 esc:e start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/"
@@ -255,15 +261,7 @@ fn otep_refuses_other_rules_with_a_critical_error() {
 
 #[test]
 fn otep_engine_binary_stops_an_analysis_at_end_of_input() {
-    let mut child = Command::new(kingstable())
-        .args(["engine", "--otep", "--hash", "8"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let lines = lines_of(child.stdout.take().unwrap());
-    let mut stdin = child.stdin.take().unwrap();
-    assert_eq!(expect(&lines, ""), "hello");
+    let (mut child, mut stdin, lines) = otep_engine(&["engine", "--otep", "--hash", "8"]);
     for line in [
         format!("rules dim:11 name:Fetlar atkf:y start:{}", tafl::START),
         format!("position {}", tafl::START),
