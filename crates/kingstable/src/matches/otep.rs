@@ -70,12 +70,18 @@ struct Process {
     lines: Receiver<String>,
     /// `finish` already sent.
     finished: bool,
+    /// Gone: exited or killed, and reaped.
+    closed: bool,
 }
 
 impl Process {
     /// Sends `goodbye` (after `finish 0` if no result was sent), gives the engine a moment
     /// to exit, then kills it and reaps it.
     fn close(&mut self, patience: Duration) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
         if !self.finished {
             let _ = writeln!(self.stdin, "finish 0");
         }
@@ -205,6 +211,7 @@ impl OtepPlayer {
             stdin,
             lines,
             finished: false,
+            closed: false,
         });
         self.expect(&["hello"], QUICK)?;
         self.send("hello")?;
