@@ -7,8 +7,10 @@
 //! - **Scores** (OpenTafl `.otg`, WCF scores, PGN-like files): optional `[tag:value]`,
 //!   `[Tag "value"]` or `[Tag value]` lines, then numbered moves (`1. d1-d3 h6-h9`), one or
 //!   more per line. A tag line after moves starts the next game. `#` starts a comment to
-//!   the end of the line; `{…}` is a comment; OpenTafl's per-move comments `[a|b]` after
-//!   the moves of a line are skipped.
+//!   the end of the line; `{…}` is a comment; OpenTafl's per-turn comments are skipped:
+//!   `[a|b]` after the moves of a line or on a line of their own, and after the moves have
+//!   begun, a bracket line that is not a tag (`[]`, the clocks `[0 5/3 0i ]`: a tag's
+//!   name starts with a letter).
 //! - **Move lists**: one game per non-empty line, space-separated moves, move numbers
 //!   optional.
 //!
@@ -249,6 +251,17 @@ impl Reading {
     }
 }
 
+/// Whether a line is one of OpenTafl's per-turn comments rather than a tag: brackets
+/// around nothing, around `first|second`, or around text that does not start with a tag
+/// name (OpenTafl writes the clocks after each turn: `[0 5/3 0i |0 5/3 0i ]`).
+fn is_opentafl_comment(line: &str) -> bool {
+    let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) else {
+        return false;
+    };
+    let inner = inner.trim();
+    inner.is_empty() || inner.contains('|') || !inner.starts_with(|c: char| c.is_alphabetic())
+}
+
 fn read_score(text: &str) -> Vec<ReadGame> {
     let mut games = Vec::new();
     let mut current = Reading::default();
@@ -266,6 +279,9 @@ fn read_score(text: &str) -> Vec<ReadGame> {
             }
         }
         if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if current.has_moves() && is_opentafl_comment(line) {
             continue;
         }
         if line.starts_with('[') && !line.contains('|') {
@@ -543,6 +559,26 @@ mod tests {
     fn opentafl_move_comments_are_skipped() {
         let games = parse_records("[a:b]\n1. d1-d3 h6-h9 [good|bad]\n").unwrap();
         assert_eq!(games[0].moves, ["d1-d3", "h6-h9"]);
+    }
+
+    #[test]
+    fn opentafl_comment_lines_are_skipped() {
+        let text = "[result:1]\n[rules:dim:11]\n\n1. d1-d3 h6-h9 \n[|]\n\n2. k4-i4 \n[]\n";
+        let games = parse_records(text).unwrap();
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].moves, ["d1-d3", "h6-h9", "k4-i4"]);
+        let timed = "[time-control:60 5/3 0i]\n[rules:dim:11]\n\n1. d1-d3 h6-h9 \n\
+                     [0 5/3 0i |0 5/3 0i ]\n\n2. k4-i4 \n[0 5/3 0i ]\n";
+        let games = parse_records(timed).unwrap();
+        assert_eq!(games.len(), 1, "{games:?}");
+        assert_eq!(games[0].moves, ["d1-d3", "h6-h9", "k4-i4"]);
+        assert_eq!(games[0].tag("time-control"), Some("60 5/3 0i"));
+        // A tag after the moves still starts the next game.
+        let two = "[a:b]\n1. d1-d3\n[]\n[a:c]\n1. d1-d2\n";
+        let games = parse_records(two).unwrap();
+        assert_eq!(games.len(), 2);
+        // Before any move, an empty bracket is no tag.
+        assert!(parse_records("[]\n1. d1-d3\n").is_err());
     }
 
     #[test]

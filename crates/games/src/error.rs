@@ -68,3 +68,14 @@ fn missing_side(kind: GameKind) -> String {
         )
     }
 }
+
+/// Why [`AnyGame::with_repetition_rule`](crate::AnyGame::with_repetition_rule) refuses.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    /// The game is Camelot.
+    #[error("the repetition rule is chosen for tafl only (Camelot's third repetition is a draw)")]
+    NotTafl,
+    /// A played move does not replay under the new rule.
+    #[error("the moves do not replay under that repetition rule: {0}")]
+    Replay(String),
+}

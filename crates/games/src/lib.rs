@@ -34,7 +34,7 @@ use game::GameKind as Kind;
 use serde::{Deserialize, Serialize};
 
 pub use board::{Board, Cell, Mark, PieceKind, Square};
-pub use error::{MoveError, PositionError};
+pub use error::{MoveError, PositionError, RulesError};
 pub use game::{EndReason, Game, GameKind, Outcome, Player};
 
 use camelot::Camelot;
@@ -141,6 +141,10 @@ pub struct Variations {
     /// True only to replay historical tafl records: a third repetition does not end the
     /// game (TAFL.md 10e). Camelot's repetition draw (D2) always applies.
     pub repetition_off: bool,
+    /// Another tafl repetition rule than the variant's own (TAFL.md 10), as an OpenTafl
+    /// rules string's `tfr:` may name; `None` for the variant's rule. Ignored for Camelot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repetition: Option<tafl::Repetition>,
 }
 
 fn tafl_rules(kind: Kind, variations: Variations) -> Option<Rules> {
@@ -149,7 +153,12 @@ fn tafl_rules(kind: Kind, variations: Variations) -> Option<Rules> {
         Kind::Copenhagen => Variant::Copenhagen,
         Kind::Camelot => return None,
     };
-    Some(Rules::new(variant).with_repetition(!variations.repetition_off))
+    let rules = Rules::new(variant);
+    Some(match (variations.repetition_off, variations.repetition) {
+        (true, _) => rules.with_repetition(false),
+        (false, Some(rule)) => rules.with_repetition_rule(rule),
+        (false, None) => rules,
+    })
 }
 
 /// The tafl position `board` describes with `side` to move; a board without a side
@@ -283,11 +292,45 @@ impl AnyGame {
     #[must_use]
     pub fn variations(&self) -> Variations {
         match self {
-            AnyGame::Tafl(g) => Variations {
-                repetition_off: !g.rules().repetition,
-            },
+            AnyGame::Tafl(g) => {
+                let rule = g.rules().repetition;
+                Variations {
+                    repetition_off: rule == tafl::Repetition::Ignored,
+                    repetition: (rule != tafl::Repetition::Ignored
+                        && rule != tafl::Repetition::of_variant(g.rules().variant))
+                    .then_some(rule),
+                }
+            }
             AnyGame::Camelot(_) => Variations::default(),
         }
+    }
+
+    /// The same game (its start position and moves) under another tafl repetition rule.
+    ///
+    /// # Errors
+    /// [`RulesError::NotTafl`] for Camelot, whose third repetition is always a draw;
+    /// [`RulesError::Replay`] if a played move no longer replays (the old rule let the
+    /// game go on where the new one ended it).
+    pub fn with_repetition_rule(&self, rule: tafl::Repetition) -> Result<AnyGame, RulesError> {
+        let AnyGame::Tafl(game) = self else {
+            return Err(RulesError::NotTafl);
+        };
+        let mut copy = Tafl::from_position(
+            game.rules().with_repetition_rule(rule),
+            *game.start_position(),
+        );
+        for text in game.move_texts() {
+            let mv = copy
+                .parse_move(&text)
+                .map_err(|err| RulesError::Replay(err.to_string()))?;
+            if copy.outcome().is_some() {
+                return Err(RulesError::Replay(format!(
+                    "{text} after the end of the game"
+                )));
+            }
+            copy.play(mv);
+        }
+        Ok(AnyGame::Tafl(copy))
     }
 
     /// The tafl game inside, if this is one.
@@ -369,7 +412,7 @@ impl AnyGame {
     pub fn opentafl(&self) -> Option<(String, String)> {
         let game = self.as_tafl()?;
         Some((
-            tafl::otg::rules_string(game.rules().variant, game.start_position()),
+            tafl::otg::rules_string_for(game.rules(), game.start_position()),
             game.position().to_opentafl(),
         ))
     }

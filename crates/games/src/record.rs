@@ -171,8 +171,15 @@ pub fn start_of(
     Ok(match AnyGame::start_with(kind, variations) {
         AnyGame::Tafl(game) => {
             let rules = game.rules();
-            let position = tafl::otg::start_of(record, rules)?;
-            AnyGame::Tafl(tafl::Tafl::from_position(rules, position))
+            if variations.repetition_off || variations.repetition.is_some() {
+                // The caller's rule stands over the record's.
+                let position = tafl::otg::start_of(record, rules)?;
+                AnyGame::Tafl(tafl::Tafl::from_position(rules, position))
+            } else {
+                // The record's own repetition rule (OpenTafl's `tfr:`), if it names one.
+                let (rules, position) = tafl::otg::setup_of(record, rules)?;
+                AnyGame::Tafl(tafl::Tafl::from_position(rules, position))
+            }
         }
         AnyGame::Camelot(_) => AnyGame::Camelot(camelot::record::start_of(record)?),
     })

@@ -158,9 +158,34 @@ fn move_info_json_round_trips() {
     }
     let v = Variations {
         repetition_off: true,
+        ..Variations::default()
     };
     let back: Variations = serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
     assert_eq!(back, v);
+    let v = Variations {
+        repetition: Some(tafl::Repetition::MoverLoses),
+        ..Variations::default()
+    };
+    let text = serde_json::to_string(&v).unwrap();
+    assert_eq!(
+        text,
+        r#"{"repetition_off":false,"repetition":"mover-loses"}"#
+    );
+    assert_eq!(serde_json::from_str::<Variations>(&text).unwrap(), v);
+    // A game under another rule says so, and keeps it through a copy of its moves.
+    let game = AnyGame::start(GameKind::Copenhagen)
+        .with_repetition_rule(tafl::Repetition::MoverLoses)
+        .unwrap();
+    assert_eq!(game.variations(), v);
+    assert_eq!(
+        AnyGame::start(GameKind::Copenhagen).variations(),
+        Variations::default()
+    );
+    assert!(
+        AnyGame::start(GameKind::Camelot)
+            .with_repetition_rule(tafl::Repetition::Draw)
+            .is_err()
+    );
     assert_eq!(
         serde_json::from_str::<Variations>("{}").unwrap(),
         Variations::default()
@@ -345,6 +370,7 @@ fn a_side_given_apart_fills_a_board_and_may_not_contradict_it() {
 fn variations_switch_tafl_repetition_off() {
     let off = Variations {
         repetition_off: true,
+        ..Variations::default()
     };
     let shuffle = ["d1-d2", "e5-e4", "d2-d1", "e4-e5"];
     let mut on = AnyGame::start(GameKind::Copenhagen);

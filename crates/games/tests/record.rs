@@ -272,6 +272,7 @@ fn repetition_can_be_switched_off_for_historical_records() {
     let off = ReplayOptions {
         variations: Variations {
             repetition_off: true,
+            ..Variations::default()
         },
         ..ReplayOptions::default()
     };

@@ -120,6 +120,11 @@ enum Command {
         /// Adjudicate a draw after this many plies (0: never).
         #[arg(long, default_value_t = 400)]
         draw_after: usize,
+        /// What a third repetition does (tafl): the variant's own rule (TAFL.md 10: the
+        /// attackers win in Copenhagen, a draw in Fetlar), a draw, the side that makes it
+        /// loses (OpenTafl's Copenhagen, `tfr:w`) or wins (`tfr:l`), or nothing.
+        #[arg(long, value_enum, default_value_t = RepetitionRule::Rules)]
+        repetition: RepetitionRule,
         /// Save every game's record in this directory.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -189,6 +194,33 @@ enum Command {
 enum Switch {
     On,
     Off,
+}
+
+/// `match --repetition`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum RepetitionRule {
+    /// The variant's own rule (TAFL.md 10).
+    Rules,
+    /// A draw (OpenTafl `tfr:d`).
+    Draw,
+    /// The side that makes the third occurrence loses (OpenTafl `tfr:w`).
+    MoverLoses,
+    /// The side that makes the third occurrence wins (OpenTafl `tfr:l`).
+    MoverWins,
+    /// Repetition does not end the game (OpenTafl `tfr:i`).
+    Off,
+}
+
+impl RepetitionRule {
+    fn rule(self) -> Option<tafl::Repetition> {
+        match self {
+            RepetitionRule::Rules => None,
+            RepetitionRule::Draw => Some(tafl::Repetition::Draw),
+            RepetitionRule::MoverLoses => Some(tafl::Repetition::MoverLoses),
+            RepetitionRule::MoverWins => Some(tafl::Repetition::MoverWins),
+            RepetitionRule::Off => Some(tafl::Repetition::Ignored),
+        }
+    }
 }
 
 /// Options that choose a game and a position.
@@ -300,6 +332,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             tc,
             depth,
             draw_after,
+            repetition,
             out,
             threads,
             concurrency,
@@ -327,6 +360,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 openings,
                 control,
                 draw_after: (draw_after > 0).then_some(draw_after),
+                repetition: repetition.rule(),
                 out,
                 threads,
                 concurrency,

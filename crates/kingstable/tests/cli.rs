@@ -415,6 +415,40 @@ fn replay_reports_the_fetlar_final_error_and_the_otg_result() {
 }
 
 #[test]
+fn replay_reads_the_records_opentafl_writes() {
+    for (game, file, plies, status, reason) in [
+        (
+            "copenhagen",
+            "opentafl-written-untimed.otg",
+            159,
+            "defenders_win",
+            "repetition",
+        ),
+        (
+            "copenhagen",
+            "opentafl-written-timed.otg",
+            131,
+            "defenders_win",
+            "repetition",
+        ),
+        (
+            "fetlar",
+            "opentafl-written-fetlar-king-captured.otg",
+            109,
+            "attackers_win",
+            "king_captured",
+        ),
+    ] {
+        let out = kingstable(&["replay", "--game", game, "--json", &data(file)]);
+        assert!(out.status.success(), "{file}: {}", stdout(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["plies"], plies, "{file}");
+        assert_eq!(report["status"], status, "{file}");
+        assert_eq!(report["reason"], reason, "{file}");
+    }
+}
+
+#[test]
 fn replay_takes_a_match_records_stated_ending_outside_the_rules() {
     // A match record ends with the reason the runner gave; an ending outside the rules
     // (an adjudicated draw) is reported as stated, an ending by the rules that the moves
@@ -559,28 +593,43 @@ fn match_runs_an_external_ugi_engine_and_saves_records() {
     records_replay("camelot", &out_dir, &["game-001.txt", "game-002.txt"]);
 }
 
-#[test]
-fn match_runs_an_external_otep_engine() {
-    // Our own OpenTafl Engine Protocol engine, driven as OpenTafl drives it.
-    let out_dir = std::env::temp_dir().join(format!("kingstable-otep-{}", std::process::id()));
-    let otep = format!("otep:{} engine --otep", env!("CARGO_BIN_EXE_kingstable"));
+/// Our own OpenTafl Engine Protocol engine as `--engine2`.
+fn our_otep_engine() -> String {
+    format!("otep:{} engine --otep", env!("CARGO_BIN_EXE_kingstable"))
+}
+
+/// Two games of `game` between `engine1` and our OTEP engine, with `extra` options, saved
+/// in a fresh directory named after `name`; the output and the directory.
+fn otep_match(name: &str, game: &str, engine1: &str, extra: &[&str]) -> (String, PathBuf) {
+    let out_dir = std::env::temp_dir().join(format!("kingstable-{name}-{}", std::process::id()));
     let dir = out_dir.to_string_lossy().into_owned();
-    let text = successful_match(&[
+    let otep = our_otep_engine();
+    let mut args = vec![
         "--game",
-        "fetlar",
+        game,
         "--engine1",
-        "level:1",
+        engine1,
         "--engine2",
         &otep,
         "--games",
         "2",
-        "--movetime",
-        "150ms",
-        "--draw-after",
-        "60",
         "--out",
         &dir,
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    (successful_match(&args), out_dir)
+}
+
+#[test]
+fn match_runs_an_external_otep_engine() {
+    // Our own OpenTafl Engine Protocol engine, driven as OpenTafl drives it.
+    let (text, out_dir) = otep_match(
+        "otep",
+        "fetlar",
+        "level:1",
+        &["--movetime", "150ms", "--draw-after", "60"],
+    );
+    let otep = our_otep_engine();
     assert!(text.contains("final score of level:1 vs otep:"), "{text}");
     assert!(
         !text.contains("failure") && !text.contains("not scored"),
@@ -611,6 +660,43 @@ fn match_runs_an_external_otep_engine() {
         &otep,
     ]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn match_tells_an_otep_engine_the_repetition_rule_it_referees_by() {
+    let (text, out_dir) = otep_match(
+        "otep-tfr",
+        "copenhagen",
+        "greedy",
+        &[
+            "--movetime",
+            "100ms",
+            "--draw-after",
+            "16",
+            "--repetition",
+            "mover-loses",
+        ],
+    );
+    assert!(!text.contains("failure"), "{text}");
+    let record = std::fs::read_to_string(out_dir.join("game-001.otg")).unwrap();
+    assert!(
+        record.contains("[rules:dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:"),
+        "{record}"
+    );
+    records_replay("copenhagen", &out_dir, &["game-001.otg", "game-002.otg"]);
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "camelot",
+        "--engine1",
+        "greedy",
+        "--engine2",
+        "greedy",
+        "--repetition",
+        "draw",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tafl"));
 }
 
 #[test]

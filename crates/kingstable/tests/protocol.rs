@@ -202,18 +202,44 @@ fn expect(lines: &Receiver<String>, prefix: &str) -> String {
     }
 }
 
-#[test]
-fn otep_engine_binary_plays_an_opentafl_shaped_game() {
+/// `kingstable <args>` (an OTEP engine), its input and its output lines, once it has said
+/// `hello`.
+fn otep_engine(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    Receiver<String>,
+) {
     let mut child = Command::new(kingstable())
-        .args(["engine", "--otep", "--hash", "8", "--movetime", "200"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let lines = lines_of(child.stdout.take().unwrap());
-    let mut stdin = child.stdin.take().unwrap();
-    let mut send = |line: &str| writeln!(stdin, "{line}").unwrap();
+    let stdin = child.stdin.take().unwrap();
     assert_eq!(expect(&lines, ""), "hello");
+    (child, stdin, lines)
+}
+
+/// The engine's exit status, which must come within [`WAIT`].
+fn exit_status(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "the engine did not exit");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn otep_engine_binary_plays_an_opentafl_shaped_game() {
+    let (mut child, mut stdin, lines) =
+        otep_engine(&["engine", "--otep", "--hash", "8", "--movetime", "200"]);
+    let mut send = |line: &str| writeln!(stdin, "{line}").unwrap();
     send("hello");
     send(&format!(
         "rules dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:{}",
@@ -231,28 +257,13 @@ fn otep_engine_binary_plays_an_opentafl_shaped_game() {
     send(&format!("move {}", game.position().to_opentafl()));
     send("finish 0");
     send("goodbye");
-    let deadline = Instant::now() + WAIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the engine did not exit");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = exit_status(&mut child);
     assert!(status.success());
 }
 
 #[test]
 fn otep_refuses_other_rules_with_a_critical_error() {
-    let mut child = Command::new(kingstable())
-        .args(["engine", "--otep"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let lines = lines_of(child.stdout.take().unwrap());
-    let mut stdin = child.stdin.take().unwrap();
-    assert_eq!(expect(&lines, ""), "hello");
+    let (mut child, mut stdin, lines) = otep_engine(&["engine", "--otep"]);
     writeln!(
         stdin,
         "rules dim:9 esc:e start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/"
@@ -265,4 +276,25 @@ fn otep_refuses_other_rules_with_a_critical_error() {
     );
     drop(stdin);
     assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn otep_engine_binary_stops_an_analysis_at_end_of_input() {
+    let (mut child, mut stdin, lines) = otep_engine(&["engine", "--otep", "--hash", "8"]);
+    for line in [
+        format!("rules dim:11 name:Fetlar atkf:y start:{}", tafl::START),
+        format!("position {}", tafl::START),
+        "side attackers".to_owned(),
+        "analyze 2 86400".to_owned(),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    drop(stdin);
+    let analysis = expect(&lines, "analysis ");
+    assert!(analysis.starts_with("analysis "), "{analysis}");
+    let status = exit_status(&mut child);
+    assert!(status.success());
+    assert!(started.elapsed() < Duration::from_secs(20));
 }

@@ -109,8 +109,11 @@ impl OtepClock {
     }
 
     /// The search limits for `me`'s move, or `None` if `me` plays untimed. In overtime
-    /// the move must fit the current period (a move made within it keeps the period);
-    /// in main time the overtime period, if any remain, counts like an increment.
+    /// the move must fit the current period (a move made within it keeps the period).
+    /// In main time with periods left, the next period is time this move may use as
+    /// well (main time runs out into it, and a move made within it keeps it) and comes
+    /// back after every move: it counts both as time left and as an increment, so a
+    /// nearly spent main time never leaves the engine with nothing to think with.
     #[must_use]
     pub fn limits(&self, me: Player) -> Option<Limits> {
         let i = me.index();
@@ -124,17 +127,18 @@ impl OtepClock {
             let time = ms(self.millis[i]).mul_f64(0.8).saturating_sub(OVERHEAD);
             return Some(Limits::move_time(time.max(Duration::from_millis(10))));
         }
-        let increment = |side: usize| {
-            if self.periods[side] > 0 {
+        let period = |side: usize| {
+            if self.periods[side] > 0 && !self.in_overtime[side] {
                 self.period.min(Duration::from_secs(1 << 30))
             } else {
                 Duration::ZERO
             }
         };
-        let remaining = |side: usize| ms(self.millis[side]).saturating_sub(OVERHEAD);
+        let remaining =
+            |side: usize| (ms(self.millis[side]) + period(side)).saturating_sub(OVERHEAD);
         Some(Limits::clock(Clock {
             remaining: [remaining(0), remaining(1)],
-            increment: [increment(0), increment(1)],
+            increment: [period(0), period(1)],
             moves_to_go: None,
         }))
     }
@@ -275,6 +279,8 @@ struct JobShared {
 /// A search running on the engine's worker.
 struct Job {
     shared: Arc<Mutex<JobShared>>,
+    /// An `analyze` (stopped at the end of input) rather than a `play` (let finish).
+    analysis: bool,
 }
 
 /// An OTEP engine session. Say `hello` with [`Session::start`], then feed it OpenTafl's
@@ -301,6 +307,9 @@ pub struct OtepSession {
     job: Option<Job>,
     /// Our last move, sent but not yet confirmed by `move <position>`.
     pending: Option<Move>,
+    /// The `finish` code, once OpenTafl has ended the game (until the next `rules` or
+    /// `position`): no more moves are played in it.
+    finished: Option<i32>,
 }
 
 impl std::fmt::Debug for OtepSession {
@@ -329,6 +338,7 @@ impl OtepSession {
             clock: None,
             job: None,
             pending: None,
+            finished: None,
         }
     }
 
@@ -380,25 +390,22 @@ impl OtepSession {
         self.collect(true);
     }
 
+    /// Takes OpenTafl's rules string: the variant, the start and the repetition rule
+    /// (`tfr`) the host referees by. Anything else is refused as a critical error and
+    /// leaves no game.
     fn set_rules(&mut self, text: &str) {
         self.rules = None;
         self.game = None;
         self.side = None;
         self.clock = None;
         self.pending = None;
-        let berserk = text
-            .split_whitespace()
-            .filter_map(|part| part.strip_prefix("ber:"))
-            .find(|mode| *mode != "n");
-        let parsed = match berserk {
-            Some(mode) => Err(format!("ber:{mode} (berserk tafl is not played)")),
-            None => text
-                .parse::<OpenTaflRules>()
-                .map_err(|e| e.to_string().replace("unsupported rules: ", "")),
-        };
+        self.finished = None;
+        let parsed = text
+            .parse::<OpenTaflRules>()
+            .map_err(|e| e.to_string().replace("unsupported rules: ", ""));
         match parsed {
             Ok(described) => {
-                let rules = Rules::new(described.variant);
+                let rules = described.rules();
                 let start = described.start.unwrap_or_else(Position::start);
                 self.rules = Some(rules);
                 self.game = Some(Tafl::from_position(rules, start));
@@ -460,6 +467,7 @@ impl OtepSession {
             .and_then(|w| parse_side(w).ok())
             .unwrap_or(game.to_move());
         self.pending = None;
+        self.finished = None;
         self.sync(&board, side);
     }
 
@@ -539,6 +547,12 @@ impl OtepSession {
         if self.require_game("play").is_none() {
             return;
         }
+        if let Some(code) = self.finished {
+            self.error(format!(
+                "the game is finished (finish {code}); send rules or position for another"
+            ));
+            return;
+        }
         self.side = Some(side);
         self.pending = None;
         self.set_side_to_move(side);
@@ -589,7 +603,12 @@ impl OtepSession {
             out.line(format!("move {}", simple(&best)));
         });
         match spawned {
-            Ok(()) => self.job = Some(Job { shared }),
+            Ok(()) => {
+                self.job = Some(Job {
+                    shared,
+                    analysis: false,
+                });
+            }
             Err(err) => self.error(format!("cannot start a search thread: {err}")),
         }
     }
@@ -632,7 +651,12 @@ impl OtepSession {
             out.line(line);
         });
         match spawned {
-            Ok(()) => self.job = Some(Job { shared }),
+            Ok(()) => {
+                self.job = Some(Job {
+                    shared,
+                    analysis: true,
+                });
+            }
             Err(err) => self.error(format!("cannot start a search thread: {err}")),
         }
     }
@@ -680,7 +704,14 @@ impl Session for OtepSession {
                 self.cancel();
                 self.position(&text);
             }
-            Message::Side(side) => self.side = Some(side),
+            Message::Side(side) => {
+                self.side = Some(side);
+                // After `rules` or `position` (no move played since), the side to move:
+                // how OpenTafl sets up a position for analysis or a game's opening.
+                if self.game.as_ref().is_some_and(|g| g.ply() == 0) {
+                    self.set_side_to_move(side);
+                }
+            }
             Message::Clock(clock) => self.clock = Some(clock),
             Message::Play(side) => {
                 self.cancel();
@@ -695,10 +726,11 @@ impl Session for OtepSession {
                 self.cancel();
                 self.analyze(count, time);
             }
-            Message::Finish(_) => {
+            Message::Finish(code) => {
                 self.cancel();
                 self.pending = None;
                 self.clock = None;
+                self.finished = Some(code.unwrap_or(0));
             }
             Message::Goodbye => {
                 self.cancel();
@@ -710,8 +742,12 @@ impl Session for OtepSession {
     }
 
     fn end_of_input(&mut self) {
-        // A move or analysis under way is still sent: the host may only have closed its
-        // writing end.
+        // A move under way is still sent (the host may only have closed its writing
+        // end); an analysis, which may have been given hours, is stopped and answers
+        // with what it has found.
+        if self.job.as_ref().is_some_and(|job| job.analysis) {
+            self.engine.stop();
+        }
         self.collect(true);
     }
 }
@@ -841,14 +877,39 @@ mod tests {
     }
 
     #[test]
-    fn main_time_counts_overtime_as_increment() {
+    fn main_time_counts_the_next_period_as_time_and_increment() {
         let clock = OtepClock::parse("60000 30000 10 1 0").unwrap();
         let attackers = clock.limits(Player::First).unwrap().clock.unwrap();
         assert_eq!(
             attackers.increment,
             [Duration::from_secs(10), Duration::ZERO]
         );
-        assert_eq!(attackers.remaining[0], Duration::from_millis(59_900));
+        assert_eq!(attackers.remaining[0], Duration::from_millis(69_900));
+        assert_eq!(attackers.remaining[1], Duration::from_millis(29_900));
+    }
+
+    #[test]
+    fn a_spent_main_time_with_periods_left_still_thinks() {
+        // The recorded line: 54 ms of main time, three periods of 5 s.
+        let clock = OtepClock::parse("54 1213* 5 3 3 ").unwrap();
+        let budget = clock.limits(Player::First).unwrap().budget(Player::First);
+        let (soft, hard) = (budget.soft.unwrap(), budget.hard.unwrap());
+        assert!(soft >= Duration::from_secs(1), "{budget:?}");
+        assert!(
+            hard < Duration::from_secs(5),
+            "within the period: {budget:?}"
+        );
+        // With no period left, the last milliseconds are all there is.
+        let clock = OtepClock::parse("54 1213* 5 0 3 ").unwrap();
+        let budget = clock.limits(Player::First).unwrap().budget(Player::First);
+        assert!(
+            budget.hard.unwrap() < Duration::from_millis(60),
+            "{budget:?}"
+        );
+        // In overtime, most of the period.
+        let clock = OtepClock::parse("60000 5000* 5 3 3 ").unwrap();
+        let limits = clock.limits(Player::Second).unwrap();
+        assert_eq!(limits.move_time, Some(Duration::from_millis(3_900)));
     }
 
     #[test]

@@ -143,7 +143,8 @@ fn opponent_moves_may_carry_captures_and_marks() {
         "position {}",
         board_after(Rules::COPENHAGEN, &opening)
     ));
-    peer.send("side defenders");
+    // After a position OpenTafl names the side to move (its `positionChanged`).
+    peer.send("side attackers");
     let after = board_after(
         Rules::COPENHAGEN,
         &["d1-d3", "e5-e2", "g1-g3", "f4-c4", "g3-e3"],
@@ -187,7 +188,7 @@ fn other_rules_are_refused_as_critical_errors() {
         (&format!("dim:11 atkf:n ber:c start:{START}"), "ber:c"),
         (
             "dim:11 surf:n atkf:n kj:r ber:c start:/3ttttt3/5c5/11/t4T4t/t3NTT3t/tc1TTKTT1ct/t3TTT3t/t4T4t/11/5c5/3ttttt3/",
-            "ber:c",
+            "surf:n",
         ),
         ("dim:11 start:/3ttttt3/", "bad start position"),
     ] {
@@ -266,6 +267,28 @@ fn analysis_reports_distinct_lines_with_attacker_positive_evaluations() {
     let lines = parse_analysis(out.last().unwrap());
     assert_eq!(lines[0], (vec!["c1-a1".to_owned()], -5049));
     assert!(lines[1].1 >= lines[0].1, "{lines:?}");
+}
+
+#[test]
+fn side_after_a_position_is_the_side_to_move() {
+    let mut peer = otep();
+    peer.drain();
+    peer.send(&copenhagen_rules());
+    let board = board_after(Rules::COPENHAGEN, &["d1-d3"]);
+    peer.send(&format!("position {board}"));
+    peer.send("side defenders");
+    assert_eq!(
+        peer.session.position_string().unwrap(),
+        format!("{board} defenders")
+    );
+    // Once moves are played, `side` no longer changes the game.
+    let after = board_after(Rules::COPENHAGEN, &["d1-d3", "e5-e2"]);
+    peer.send(&format!("opponent-move e5-e2 {after}"));
+    peer.send("side defenders");
+    assert_eq!(
+        peer.session.position_string().unwrap(),
+        format!("{after} attackers")
+    );
 }
 
 #[test]
@@ -372,4 +395,189 @@ fn the_move_is_sent_even_if_opentafl_closes_its_end() {
     peer.session.end_of_input();
     out.extend(peer.drain());
     assert!(out.last().unwrap().starts_with("move "), "{out:?}");
+}
+
+// ---- Conversations recorded with the real OpenTafl 0.4.8 (tests/data/opentafl) ----
+
+const TFR_W_LOG: &str = include_str!("data/opentafl/engine-copenhagen-tfr-w.log");
+const OVERTIME_LOG: &str = include_str!("data/opentafl/engine-overtime-clock.log");
+
+fn sent_by_host(log: &str) -> Vec<String> {
+    common::recorded(log)[0]
+        .iter()
+        .filter(|m| m.dir == '>')
+        .map(|m| m.text.clone())
+        .collect()
+}
+
+/// The game of a recorded conversation in which Kingstable played the attackers: its own
+/// `move`s and OpenTafl's `opponent-move`s, in order.
+fn recorded_game(log: &str) -> Vec<String> {
+    common::recorded(log)[0]
+        .iter()
+        .filter_map(|m| match m.dir {
+            '<' => m.text.strip_prefix("move ").map(str::to_owned),
+            '>' => m
+                .text
+                .strip_prefix("opponent-move ")
+                .map(|rest| rest.split(' ').next().unwrap().to_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the engine plays with the recorded game's history up to ply 158 (attackers to
+/// move, one move from the third occurrence of a position), after `rules`: its `status`
+/// and its move.
+fn move_before_the_third_repetition(rules: &str) -> (String, String) {
+    let moves = recorded_game(TFR_W_LOG);
+    let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
+    let before = board_after(Rules::COPENHAGEN.with_repetition(false), &texts[..150]);
+    let after = board_after(Rules::COPENHAGEN.with_repetition(false), &texts[..158]);
+    let mut peer = otep_with(Duration::from_millis(500));
+    peer.drain();
+    assert_eq!(peer.send(rules), ["status playing copenhagen"]);
+    peer.send(&format!("position {before}"));
+    peer.send("side attackers");
+    // The eight plies that make the history, as one list (oldest first).
+    let out = peer.send(&format!(
+        "opponent-move {} {after}",
+        texts[150..158].join("|")
+    ));
+    assert_eq!(out, Vec::<String>::new(), "in step");
+    assert_eq!(peer.session.move_texts().len(), 8);
+    let sent = peer.send("play attackers");
+    let (mv, lines) = engine_move(&mut peer, sent);
+    let status = lines
+        .iter()
+        .find(|l| l.starts_with("status depth"))
+        .unwrap()
+        .clone();
+    (mv, status)
+}
+
+#[test]
+fn recorded_tfr_w_game_the_engine_now_avoids_the_losing_repetition() {
+    let rules = &sent_by_host(TFR_W_LOG)[0];
+    assert!(rules.contains(" tfr:w "), "{rules}");
+    // The record of that game: the attackers' e8-f8 made the third occurrence and lost.
+    let moves = recorded_game(TFR_W_LOG);
+    assert_eq!(moves.len(), 159);
+    assert_eq!(moves[158], "e8-f8");
+    let rules_w = Rules::COPENHAGEN.with_repetition_rule(tafl::Repetition::MoverLoses);
+    let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
+    assert_eq!(
+        game_after(rules_w, &texts).outcome(),
+        Some(game::Outcome::win(
+            tafl::DEFENDERS,
+            game::EndReason::Repetition
+        ))
+    );
+    // Playing by OpenTafl's rules string, the engine does not make it.
+    let (mv, status) = move_before_the_third_repetition(rules);
+    assert_ne!(mv, "e8-f8", "{status}");
+    assert!(!status.contains("eval 5049"), "{status}");
+    // Told TAFL.md's Copenhagen (no tfr), the repetition wins for the attackers: the
+    // engine takes it, as it did in the recorded game.
+    let ours = rules.replace(" tfr:w", "");
+    let (mv, status) = move_before_the_third_repetition(&ours);
+    assert_eq!(mv, "e8-f8");
+    assert!(status.contains("eval 5049"), "{status}");
+}
+
+#[test]
+fn recorded_overtime_clock_the_engine_thinks_with_periods_left() {
+    let sent = sent_by_host(OVERTIME_LOG);
+    let rules = &sent[0];
+    // The last turn as OpenTafl sent it: opponent-move, clock, play.
+    let n = sent.len();
+    let (opponent_move, clock, play) = (&sent[n - 5], &sent[n - 4], &sent[n - 3]);
+    assert_eq!(clock, "clock 54 1213* 5 3 3 ");
+    assert_eq!(play, "play attackers");
+    let mut peer = otep_with(Duration::from_secs(60));
+    peer.drain();
+    peer.send(rules);
+    peer.send(opponent_move);
+    peer.send(clock);
+    let started = Instant::now();
+    let sent = peer.send(play);
+    let (_, lines) = engine_move(&mut peer, sent);
+    let took = started.elapsed();
+    let status = lines
+        .iter()
+        .find(|l| l.starts_with("status depth"))
+        .unwrap();
+    let depth: u32 = status.split(' ').nth(2).unwrap().parse().unwrap();
+    assert!(depth >= 3, "{status}");
+    // Most of a 5 s period would be risky; a millisecond is what it did before.
+    assert!(
+        took > Duration::from_millis(500) && took < Duration::from_millis(4500),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn unknown_or_unparsable_rules_are_critical_and_leave_no_game() {
+    let mut peer = otep();
+    peer.drain();
+    peer.send(&copenhagen_rules());
+    for rules in [
+        "rules nonsense",
+        "rules atkf:y sw:s efe:y",
+        "rules dim:11 tfr:x",
+        "rules dim:11 name:Copenhagen sw:w efe:y",
+    ] {
+        let out = peer.send(rules);
+        assert_eq!(out.len(), 1, "{rules}: {out:?}");
+        assert!(
+            out[0].starts_with("error -1 unsupported rules: "),
+            "{rules}: {out:?}"
+        );
+        assert_eq!(peer.session.position_string(), None, "{rules}");
+        assert_eq!(
+            peer.send("play attackers"),
+            ["error 0 play before rules; ignored"]
+        );
+    }
+}
+
+#[test]
+fn play_after_finish_plays_no_move() {
+    let mut peer = otep();
+    peer.drain();
+    peer.send(&fetlar_rules());
+    let sent = peer.send("play attackers");
+    let (mv, _) = engine_move(&mut peer, sent);
+    peer.send(&format!("move {}", board_after(Rules::FETLAR, &[&mv])));
+    // The game ends outside the rules (a resignation, a flag): OpenTafl says so.
+    peer.send("finish 3");
+    let out = peer.send("play defenders");
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(
+        out[0].starts_with("error 0 the game is finished"),
+        "{out:?}"
+    );
+    assert!(peer.within(Duration::from_millis(700)).is_empty());
+    // A new game may follow.
+    peer.send(&fetlar_rules());
+    let sent = peer.send("play attackers");
+    engine_move(&mut peer, sent);
+}
+
+#[test]
+fn end_of_input_stops_an_analysis_given_hours() {
+    use protocol::Session;
+    let mut peer = otep();
+    peer.drain();
+    peer.send(&copenhagen_rules());
+    peer.send(&format!("position {START}"));
+    peer.send("side attackers");
+    peer.send("analyze 3 86400");
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    peer.session.end_of_input();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let out = peer.drain();
+    let analysis = out.iter().find(|l| l.starts_with("analysis ")).unwrap();
+    assert!(parse_analysis(analysis).len() >= 1, "{analysis}");
 }

@@ -6,7 +6,7 @@ use game::{EndReason, Game, GameKind, Outcome, Player};
 use crate::bitboard::Bitboard;
 use crate::notation::{self, MoveText, ParseMoveError};
 use crate::position::{IllegalReason, Move, Position};
-use crate::rules::{Rules, Variant};
+use crate::rules::Rules;
 
 /// What playing a move did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +86,14 @@ pub enum MoveError {
         claimed: String,
         /// What the rules capture.
         actual: String,
+    },
+    /// The text says the move captures the king (`xKi7`), and it does not.
+    #[error("{text}: the move does not capture the king on {claimed}")]
+    KingNotCaptured {
+        /// The move as given.
+        text: String,
+        /// The king's square the text names.
+        claimed: String,
     },
 }
 
@@ -196,9 +204,10 @@ impl Tafl {
         captured
     }
 
-    /// TAFL.md 10: the third occurrence of the current position.
+    /// TAFL.md 10: the third occurrence of the current position, judged by the rules'
+    /// repetition rule.
     fn repetition(&self) -> Option<Outcome> {
-        if !self.rules.repetition {
+        if !self.rules.repetition_ends_game() {
             return None;
         }
         let last = self.hashes.len() - 1;
@@ -210,10 +219,11 @@ impl Tafl {
             .step_by(2)
             .filter(|&i| self.hashes[i] == current)
             .count();
-        (earlier >= 2).then(|| match self.rules.variant {
-            Variant::Copenhagen => Outcome::win(crate::ATTACKERS, EndReason::Repetition),
-            Variant::Fetlar => Outcome::draw(EndReason::Repetition),
-        })
+        if earlier < 2 {
+            return None;
+        }
+        let mover = self.position.side_to_move().other();
+        self.rules.repetition.outcome(mover)
     }
 
     /// Reads `text` and checks it against the current position. With `strict`, the
@@ -238,6 +248,19 @@ impl Tafl {
             None if strict => Some(Bitboard::EMPTY),
             None => None,
         };
+        if let Some(king) = parsed.king {
+            let mut after = self.position;
+            after.play_unchecked(mv, self.rules);
+            let captured = after
+                .outcome_after(mv, self.rules)
+                .is_some_and(|o| o.reason == EndReason::KingCaptured);
+            if !captured || self.position.king() != king {
+                return Err(MoveError::KingNotCaptured {
+                    text: text.to_owned(),
+                    claimed: king.to_string(),
+                });
+            }
+        }
         if let Some(claimed) = claimed {
             let actual = self.position.captures_of(mv, self.rules);
             if actual != claimed {

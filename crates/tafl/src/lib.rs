@@ -39,5 +39,5 @@ pub use crate::game::{MoveError, PlayResult, Tafl};
 pub use crate::position::{
     ATTACKERS, DEFENDERS, IllegalReason, Move, Piece, Position, PositionError, START,
 };
-pub use crate::rules::{ParseVariantError, Rules, Variant};
+pub use crate::rules::{ParseVariantError, Repetition, Rules, Variant};
 pub use crate::square::{Direction, ParseSquareError, SIZE, Square};

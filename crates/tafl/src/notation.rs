@@ -1,7 +1,9 @@
 //! Move notation (TAFL.md 13): `from-to` then `x<square>` per captured piece
 //! (`g3-e3xe2`, `f4-k4xk3xk2`). On input a `K` prefix for the king (`Kf6-f9`) and
 //! OpenTafl's slash form (`xc3/d2`) are accepted, case does not matter, and the captured
-//! squares are a set (a square listed twice counts once).
+//! squares are a set (a square listed twice counts once). OpenTafl writes a captured king
+//! with his letter (`j9-j7xKi7`): that is read as the claim that the move captures the
+//! king there, which ends the game (TAFL.md 6), not as a custodial capture.
 
 use std::fmt::Write as _;
 
@@ -18,13 +20,19 @@ use crate::square::Square;
 /// assert_eq!(text.mv.to_string(), "f4-k4");
 /// assert_eq!(text.captures.unwrap().count(), 2);
 /// assert!("Kf6-f9".parse::<MoveText>().unwrap().captures.is_none());
+/// let text: MoveText = "j9-j7xKi7".parse().unwrap();
+/// assert_eq!(text.king.unwrap().to_string(), "i7");
+/// assert_eq!(text.captures.unwrap().count(), 0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveText {
     /// The move.
     pub mv: Move,
-    /// The captured squares the text lists, or `None` if it lists none.
+    /// The captured squares the text lists (the king's excepted), or `None` if it lists
+    /// none.
     pub captures: Option<Bitboard>,
+    /// Where the text says the king is captured (`xKi7`), if it does.
+    pub king: Option<Square>,
 }
 
 /// Why a move text could not be read.
@@ -68,6 +76,7 @@ impl std::str::FromStr for MoveText {
         };
         let from = square(from_text, "start square")?;
         let to = square(to_text, "target square")?;
+        let mut king = None;
         let captures = match capture_text {
             None => None,
             Some(list) => {
@@ -76,7 +85,14 @@ impl std::str::FromStr for MoveText {
                     if part.is_empty() {
                         return Err(fail("empty capture after 'x' or '/'".into()));
                     }
-                    set = set.with(square(part, "captured square")?);
+                    // OpenTafl's piece letter before a captured square (`ki7`, lowercased
+                    // here): only the king is ever written so among tafl's pieces.
+                    match part.strip_prefix('k') {
+                        Some(rest) if rest.starts_with(|c: char| c.is_ascii_alphabetic()) => {
+                            king = Some(square(rest, "captured king's square")?);
+                        }
+                        _ => set = set.with(square(part, "captured square")?),
+                    }
                 }
                 Some(set)
             }
@@ -84,6 +100,7 @@ impl std::str::FromStr for MoveText {
         Ok(MoveText {
             mv: Move::new(from, to),
             captures,
+            king,
         })
     }
 }
@@ -129,6 +146,19 @@ mod tests {
         assert_eq!(t.mv.from, sq("k4"));
         let t: MoveText = "D1-C1XC2/B1".parse().unwrap();
         assert_eq!(t.captures.unwrap().count(), 2);
+    }
+
+    #[test]
+    fn a_captured_king_is_written_with_his_letter() {
+        let t: MoveText = "j9-j7xKi7".parse().unwrap();
+        assert_eq!(t.king, Some(sq("i7")));
+        assert_eq!(t.captures, Some(Bitboard::EMPTY));
+        let t: MoveText = "e4-e5xKe6/d5".parse().unwrap();
+        assert_eq!(t.king, Some(sq("e6")));
+        assert_eq!(t.captures, Some(Bitboard::from_square(sq("d5"))));
+        assert_eq!("d1-d3".parse::<MoveText>().unwrap().king, None);
+        let err = "j9-j7xKz7".parse::<MoveText>().unwrap_err();
+        assert!(err.to_string().contains("captured king's square"), "{err}");
     }
 
     #[test]

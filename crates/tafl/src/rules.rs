@@ -1,4 +1,4 @@
-//! Which tafl variant is played, and the repetition switch.
+//! Which tafl variant is played, and what a repetition does.
 
 use std::fmt;
 use std::str::FromStr;
@@ -58,14 +58,97 @@ impl FromStr for Variant {
     }
 }
 
-/// The rules a game is played under: the variant, and whether repetition ends the game
-/// (TAFL.md 10; switch it off only to replay historical records, 10e).
+/// What a third occurrence of a position does (TAFL.md 10). Kingstable's own rules are
+/// [`Repetition::of_variant`]; the others are the choices an OpenTafl rules string offers
+/// (its `tfr` key), so that an OpenTafl host and Kingstable judge a game alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Repetition {
+    /// Nothing: play on (TAFL.md 10e, for historical records; OpenTafl `tfr:i`).
+    Ignored,
+    /// A draw (Fetlar, TAFL.md 10c; OpenTafl `tfr:d`, its default).
+    Draw,
+    /// The attackers win (Copenhagen, TAFL.md 10b; no OpenTafl spelling).
+    AttackersWin,
+    /// The side that made the third occurrence loses: the side to move wins (OpenTafl
+    /// `tfr:w`, which its Copenhagen uses).
+    MoverLoses,
+    /// The side that made the third occurrence wins (OpenTafl `tfr:l`).
+    MoverWins,
+}
+
+impl Repetition {
+    /// The rule of `variant` as TAFL.md states it: Copenhagen's attackers win, Fetlar's
+    /// draw.
+    #[must_use]
+    pub const fn of_variant(variant: Variant) -> Repetition {
+        match variant {
+            Variant::Fetlar => Repetition::Draw,
+            Variant::Copenhagen => Repetition::AttackersWin,
+        }
+    }
+
+    /// The value of OpenTafl's `tfr` key for this rule, if it has one.
+    #[must_use]
+    pub const fn opentafl_key(self) -> Option<&'static str> {
+        match self {
+            Repetition::Ignored => Some("i"),
+            Repetition::Draw => Some("d"),
+            Repetition::MoverLoses => Some("w"),
+            Repetition::MoverWins => Some("l"),
+            Repetition::AttackersWin => None,
+        }
+    }
+
+    /// The rule an OpenTafl `tfr` value names (`w`, `l`, `d`, `i`).
+    #[must_use]
+    pub fn from_opentafl_key(value: &str) -> Option<Repetition> {
+        [
+            Repetition::Ignored,
+            Repetition::Draw,
+            Repetition::MoverLoses,
+            Repetition::MoverWins,
+        ]
+        .into_iter()
+        .find(|r| r.opentafl_key() == Some(value))
+    }
+
+    /// The outcome of a third occurrence reached by a move of `mover`, or `None` if the
+    /// game goes on.
+    #[must_use]
+    pub fn outcome(self, mover: game::Player) -> Option<game::Outcome> {
+        use game::{EndReason::Repetition as Reason, Outcome};
+        match self {
+            Repetition::Ignored => None,
+            Repetition::Draw => Some(Outcome::draw(Reason)),
+            Repetition::AttackersWin => Some(Outcome::win(game::Player::First, Reason)),
+            Repetition::MoverLoses => Some(Outcome::loss(mover, Reason)),
+            Repetition::MoverWins => Some(Outcome::win(mover, Reason)),
+        }
+    }
+}
+
+impl fmt::Display for Repetition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Repetition::Ignored => "repetition ignored",
+            Repetition::Draw => "a third repetition is a draw",
+            Repetition::AttackersWin => "a third repetition wins for the attackers",
+            Repetition::MoverLoses => "the side that makes a third repetition loses",
+            Repetition::MoverWins => "the side that makes a third repetition wins",
+        })
+    }
+}
+
+/// The rules a game is played under: the variant, and what a third occurrence of a
+/// position does (TAFL.md 10: the variant's rule by default; switch it off only to replay
+/// historical records, 10e; other rules to play by an OpenTafl host's rules string).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Rules {
     /// The variant.
     pub variant: Variant,
-    /// Whether a third occurrence of a position ends the game.
-    pub repetition: bool,
+    /// What a third occurrence of a position does.
+    pub repetition: Repetition,
 }
 
 impl Rules {
@@ -74,19 +157,36 @@ impl Rules {
     /// Copenhagen, repetition on.
     pub const COPENHAGEN: Rules = Rules::new(Variant::Copenhagen);
 
-    /// `variant` with repetition on (the default).
+    /// `variant` with its own repetition rule (the default).
     #[must_use]
     pub const fn new(variant: Variant) -> Rules {
         Rules {
             variant,
-            repetition: true,
+            repetition: Repetition::of_variant(variant),
         }
     }
 
-    /// The same rules with repetition switched on or off.
+    /// The same rules with repetition switched on (the variant's rule) or off.
     #[must_use]
     pub const fn with_repetition(self, repetition: bool) -> Rules {
+        let repetition = if repetition {
+            Repetition::of_variant(self.variant)
+        } else {
+            Repetition::Ignored
+        };
         Rules { repetition, ..self }
+    }
+
+    /// The same rules with another repetition rule.
+    #[must_use]
+    pub const fn with_repetition_rule(self, repetition: Repetition) -> Rules {
+        Rules { repetition, ..self }
+    }
+
+    /// Whether a third occurrence of a position ends the game.
+    #[must_use]
+    pub const fn repetition_ends_game(self) -> bool {
+        !matches!(self.repetition, Repetition::Ignored)
     }
 
     /// Whether the shieldwall and exit fort apply.

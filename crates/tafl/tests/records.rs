@@ -163,3 +163,76 @@ fn fetlar_final_record_text_round_trips() {
     assert_eq!(again.tags, record.tags);
     assert_eq!(again.moves, record.moves);
 }
+
+/// Reads an OpenTafl-written record and replays it under the rules its rules tag states.
+fn replay_opentafl_record(text: &str, rules: Rules) -> (game::record::Record, Tafl) {
+    let records = parse_records(text).unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    let record = records.into_iter().next().unwrap();
+    let (rules, start) = tafl::otg::setup_of(&record, rules).unwrap();
+    let moves: Vec<&str> = record.moves.iter().map(String::as_str).collect();
+    let game = replay(Tafl::from_position(rules, start), &moves)
+        .unwrap_or_else(|(ply, e)| panic!("ply {ply}: {e}"));
+    (record, game)
+}
+
+#[test]
+fn opentafl_written_untimed_record_ends_by_its_own_repetition_rule() {
+    let text = include_str!("data/opentafl-written-untimed.otg");
+    let (record, game) = replay_opentafl_record(text, Rules::COPENHAGEN);
+    assert_eq!(record.tag("compiler"), Some("OpenTafl"));
+    assert_eq!(record.moves.len(), 159);
+    assert_eq!(game.rules().repetition, tafl::Repetition::MoverLoses);
+    // The attackers made the third occurrence (tfr:w): the defenders win, as stated.
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome::win(DEFENDERS, EndReason::Repetition))
+    );
+    assert_eq!(record.stated_result(), Some(Some(DEFENDERS)));
+    // Under TAFL.md's Copenhagen rule the same repetition wins for the attackers.
+    let moves: Vec<&str> = record.moves.iter().map(String::as_str).collect();
+    let ours = replay(Tafl::new(Rules::COPENHAGEN), &moves).unwrap();
+    assert_eq!(
+        ours.outcome(),
+        Some(Outcome::win(ATTACKERS, EndReason::Repetition))
+    );
+    // Switched off, repetition stays off whatever the record says.
+    let (_, off) = replay_opentafl_record(text, Rules::COPENHAGEN.with_repetition(false));
+    assert_eq!(off.outcome(), None);
+}
+
+#[test]
+fn opentafl_written_timed_record_reads_as_one_game() {
+    let text = include_str!("data/opentafl-written-timed.otg");
+    let (record, game) = replay_opentafl_record(text, Rules::COPENHAGEN);
+    assert_eq!(record.tag("time-control"), Some("60 5/3 0i"));
+    assert_eq!(record.moves.len(), 131);
+    assert_eq!(record.stated_result(), Some(Some(DEFENDERS)));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome::win(DEFENDERS, EndReason::Repetition))
+    );
+}
+
+#[test]
+fn opentafl_written_fetlar_record_ends_with_the_king_captured() {
+    let text = include_str!("data/opentafl-written-fetlar-king-captured.otg");
+    let (record, game) = replay_opentafl_record(text, Rules::FETLAR);
+    assert_eq!(record.moves.last().map(String::as_str), Some("j9-j7xKi7"));
+    assert_eq!(record.stated_result(), Some(Some(ATTACKERS)));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome::win(ATTACKERS, EndReason::KingCaptured))
+    );
+    // A king capture the move does not make is refused.
+    let mut moves: Vec<&str> = record.moves.iter().map(String::as_str).collect();
+    moves.pop();
+    let before = replay(Tafl::new(Rules::FETLAR), &moves).unwrap();
+    for wrong in ["j9-j8xKi7", "j9-j7xKi8"] {
+        let err = before.parse_recorded_move(wrong).unwrap_err();
+        assert!(
+            err.to_string().contains("does not capture the king"),
+            "{err}"
+        );
+    }
+}

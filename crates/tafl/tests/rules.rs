@@ -725,9 +725,53 @@ fn tafl_10e_repetition_can_be_switched_off() {
     assert_eq!(g.outcome(), None);
     assert_eq!(g.ply(), 20);
     assert!(
-        Rules::new(tafl::Variant::Copenhagen).repetition,
+        Rules::new(tafl::Variant::Copenhagen).repetition_ends_game(),
         "on by default"
     );
+}
+
+/// The other repetition rules an OpenTafl host may ask for (its `tfr` key): the third
+/// occurrence is made by the attackers' a3-a4 at ply 8.
+#[test]
+fn repetition_rules_for_opentafl_hosts() {
+    use tafl::Repetition;
+    let outcome = |repetition: Repetition| {
+        let mut g = game(
+            Rules::COPENHAGEN.with_repetition_rule(repetition),
+            "a4 k9",
+            "e5",
+            "j2",
+            DEFENDERS,
+        );
+        for _ in 0..2 {
+            for text in ["e5-e4", "a4-a3", "e4-e5", "a3-a4"] {
+                play(&mut g, text);
+            }
+        }
+        assert_eq!(g.ply(), 8);
+        g.outcome()
+    };
+    let ended = |winner| Some(Outcome::win(winner, EndReason::Repetition));
+    assert_eq!(outcome(Repetition::AttackersWin), ended(ATTACKERS));
+    assert_eq!(
+        outcome(Repetition::MoverLoses),
+        ended(DEFENDERS),
+        "tfr:w: the side to move wins"
+    );
+    assert_eq!(outcome(Repetition::MoverWins), ended(ATTACKERS));
+    assert_eq!(
+        outcome(Repetition::Draw),
+        Some(Outcome::draw(EndReason::Repetition))
+    );
+    assert_eq!(outcome(Repetition::Ignored), None);
+    assert_eq!(Rules::COPENHAGEN.repetition, Repetition::AttackersWin);
+    assert_eq!(Rules::FETLAR.repetition, Repetition::Draw);
+    for key in ["w", "l", "d", "i"] {
+        let rule = Repetition::from_opentafl_key(key).unwrap();
+        assert_eq!(rule.opentafl_key(), Some(key));
+    }
+    assert_eq!(Repetition::AttackersWin.opentafl_key(), None);
+    assert_eq!(Repetition::from_opentafl_key("x"), None);
 }
 
 // ---- 11. Draws ----

@@ -84,6 +84,7 @@ pub fn options(repetition: bool) -> ReplayOptions {
     ReplayOptions {
         variations: Variations {
             repetition_off: !repetition,
+            repetition: None,
         },
         lenient_captures: false,
     }

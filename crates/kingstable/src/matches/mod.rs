@@ -75,6 +75,8 @@ pub struct MatchConfig {
     pub control: Limit,
     /// Adjudicate a draw after this many plies (`None`: never).
     pub draw_after: Option<usize>,
+    /// What a third repetition does (tafl; `None`: the variant's rule, TAFL.md 10).
+    pub repetition: Option<tafl::Repetition>,
     /// Where to save the records.
     pub out: Option<PathBuf>,
     /// Search threads per engine.
@@ -159,6 +161,11 @@ pub fn play_game<G: Board>(
     second: &mut dyn Player<G>,
 ) -> Result<GameReport> {
     let kind = config.kind;
+    let start = match config.repetition {
+        Some(rule) => G::from_any(start.to_any().with_repetition_rule(rule)?)
+            .context("the game changed kind")?,
+        None => start.clone(),
+    };
     let mut game = start.clone();
     let mut opening_moves = Vec::new();
     for text in opening {
@@ -180,7 +187,7 @@ pub fn play_game<G: Board>(
     let mut players: [&mut dyn Player<G>; 2] = [first, second];
     let mut outcome: Option<Outcome> = None;
     for (i, player) in players.iter_mut().enumerate() {
-        match player.new_game(start, &opening_moves) {
+        match player.new_game(&start, &opening_moves) {
             Ok(()) => {}
             Err(PlayerError::Refused(reason)) => report.refusal = Some(reason),
             Err(PlayerError::Failed(err)) => {
@@ -294,6 +301,9 @@ pub fn play_game<G: Board>(
     if let Some(reason) = &report.refusal {
         report.note = format!("aborted: the peer's house rules differ from ours ({reason})");
         outcome = None;
+    }
+    for player in players.iter_mut() {
+        player.finish(outcome);
     }
     report.outcome = outcome;
     report.plies = game.ply();
@@ -453,8 +463,21 @@ pub fn run<G: Board + EngineGame>(config: &MatchConfig, start: &G) -> Result<Sum
     if let Some(dir) = &config.out {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
+    if config.repetition.is_some() && !config.kind.is_tafl() {
+        bail!("--repetition chooses a tafl rule; Camelot's third repetition is a draw");
+    }
     // Check both players can be built before starting any game.
     for spec in &config.players {
+        if spec.trim().starts_with("otep:")
+            && config.kind == GameKind::Copenhagen
+            && config.repetition.is_none()
+        {
+            eprintln!(
+                "note: OTEP rules strings cannot say that a third repetition wins for the \
+                 attackers (TAFL.md 10b): OpenTafl will count it a draw; OpenTafl's own \
+                 Copenhagen is --repetition mover-loses"
+            );
+        }
         player_from_spec::<G>(spec, config.kind, config.threads)?;
         if spec.trim().starts_with("otep:") && matches!(config.control, Limit::Depth(_)) {
             bail!(
@@ -590,6 +613,7 @@ mod tests {
             openings: vec![vec![]],
             control: Limit::Depth(1),
             draw_after: Some(60),
+            repetition: None,
             out: None,
             threads: 1,
             concurrency: 1,

@@ -1,30 +1,55 @@
 //! External tafl engines speaking the OpenTafl Engine Protocol (`otep:COMMAND`), driven
-//! the way OpenTafl's `ExternalEngineHost` drives them: `hello`, `rules`, `side`, `start`,
-//! then `clock` and `play <side>` for each of its moves (answered by `move <from>-<to>`),
-//! `move <board>` once its move went through and `opponent-move <move> <board>` for the
-//! other side's. A fresh process plays each game; `finish` and `goodbye` end it.
+//! the way OpenTafl's `ExternalEngineHost` drives them, and the way OpenTafl 0.4.8 running
+//! as an engine (`--engine`) needs them driven:
+//!
+//! - `hello` from the engine, then ours and `rules` with the keys OpenTafl itself writes
+//!   (`name:`, `tfr:` …), so both sides judge repetition alike. OpenTafl never answers
+//!   `rules`: an answer is waited for only briefly (Kingstable answers `status`, or
+//!   `error -1` when it cannot play the rules; an `error -1` at any later time ends the
+//!   game too).
+//! - An opening as `position <board>` (the board alone: a side word after it crashes
+//!   OpenTafl) and `side <side to move>`, as OpenTafl sets up a position.
+//! - For each of the engine's moves: `clock`, then `play <side>`, answered `move
+//!   <from>-<to>`; `move <board>` once the move went through. An illegal move gets OTEP's
+//!   `error 2`, then the previous move and board again (`opponent-move`), `clock` and
+//!   `play`: the engine may try again (three times in all).
+//! - The other side's moves as `opponent-move <move> <board>`, never within
+//!   [`SETTLE`] of the engine's own move (OpenTafl applies its move to its own board only
+//!   after writing it, and fails on a move that arrives first).
+//! - `finish <code>` with the game's result (1 draw, 2 attackers, 3 defenders, 0 none) and
+//!   `goodbye`. A fresh process plays each game; a process that times out is killed and
+//!   reaped at once.
 //!
 //! OTEP has no move-time command: a fixed time per move is sent as a clock in overtime
-//! with that much left in the period; clocks are sent as main time (OTEP clocks have no
-//! increment). A fixed depth cannot be asked for.
+//! with that much left in the period (and three periods: OpenTafl keeps a whole second
+//! back in its last one, and thinks for 0 ms and fails when a period is 1 s); clocks are
+//! sent as main time (OTEP clocks have no increment). A fixed depth cannot be asked for.
 
 use std::io::Write;
 use std::process::{Child, ChildStdin};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use engine::Clock;
-use game::Player as Side;
+use game::{Outcome, Player as Side};
 
 use super::htp::spawn_piped;
 use super::player::{Choice, Limit, Player, PlayerError};
 use games::Board;
 
-/// How long the greeting and the rules may take.
+/// How long the greeting may take.
 const QUICK: Duration = Duration::from_secs(30);
+/// How long an answer to `rules` is waited for (OpenTafl sends none).
+const RULES_ANSWER: Duration = Duration::from_millis(500);
 /// Extra time an engine may take beyond its time before it is declared hung.
 const GRACE: Duration = Duration::from_secs(60);
+/// The least time between the engine's move and the next `opponent-move` it is sent.
+pub const SETTLE: Duration = Duration::from_millis(100);
+/// How many moves the engine may offer for one turn before an illegal one loses.
+const TRIES: usize = 3;
+/// How long an engine may take to exit after `goodbye` before it is killed.
+const EXIT: Duration = Duration::from_millis(500);
 
 /// A program speaking the OpenTafl Engine Protocol.
 pub struct OtepPlayer {
@@ -33,22 +58,50 @@ pub struct OtepPlayer {
     /// The side this engine plays in the current game, known from its first `play`
     /// (any move seen before that is the other side's).
     side: Option<Side>,
+    /// When the engine's last move arrived.
+    moved_at: Option<Instant>,
+    /// Extra time beyond its own an engine may take before it is declared hung.
+    grace: Duration,
 }
 
 struct Process {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
+    /// `finish` already sent.
+    finished: bool,
+    /// Gone: exited or killed, and reaped.
+    closed: bool,
+}
+
+impl Process {
+    /// Sends `goodbye` (after `finish 0` if no result was sent), gives the engine a moment
+    /// to exit, then kills it and reaps it.
+    fn close(&mut self, patience: Duration) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        if !self.finished {
+            let _ = writeln!(self.stdin, "finish 0");
+        }
+        let _ = writeln!(self.stdin, "goodbye");
+        let _ = self.stdin.flush();
+        let deadline = Instant::now() + patience;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Drop for Process {
     fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "finish 0");
-        let _ = writeln!(self.stdin, "goodbye");
-        let _ = self.stdin.flush();
-        std::thread::sleep(Duration::from_millis(20));
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.close(Duration::from_millis(20));
     }
 }
 
@@ -56,6 +109,18 @@ fn side_word(side: Side) -> &'static str {
     match side {
         Side::First => "attackers",
         Side::Second => "defenders",
+    }
+}
+
+/// OTEP's `finish` code for a game's result: 0 no result, 1 draw, 2 the attackers won, 3
+/// the defenders won.
+#[must_use]
+pub fn finish_code(outcome: Option<Outcome>) -> u8 {
+    match outcome.map(|o| o.winner) {
+        None => 0,
+        Some(None) => 1,
+        Some(Some(Side::First)) => 2,
+        Some(Some(Side::Second)) => 3,
     }
 }
 
@@ -73,7 +138,17 @@ impl OtepPlayer {
             command: command.to_owned(),
             process: None,
             side: None,
+            moved_at: None,
+            grace: GRACE,
         })
+    }
+
+    /// The same player allowing `grace` beyond its time before a move is declared late.
+    #[cfg(test)]
+    #[must_use]
+    pub fn with_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
     }
 
     fn send(&mut self, line: &str) -> Result<()> {
@@ -84,27 +159,44 @@ impl OtepPlayer {
     }
 
     /// The next line the engine writes that starts with one of `words`, within `limit`
-    /// (other lines, such as `status`, are skipped).
-    fn expect(&mut self, words: &[&str], limit: Duration) -> Result<String> {
+    /// (other lines, such as `status`, are skipped; `error -1`, a critical error, fails).
+    /// `Ok(None)` if `patient` is false and nothing came in time. An engine that does
+    /// not answer a patient wait, or exits, is killed and reaped at once.
+    fn expect_within(
+        &mut self,
+        words: &[&str],
+        limit: Duration,
+        patient: bool,
+    ) -> Result<Option<String>> {
         let process = self.process.as_mut().context("otep: not started")?;
-        let deadline = std::time::Instant::now() + limit;
-        loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let deadline = Instant::now() + limit;
+        let failure = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
             let line = match process.lines.recv_timeout(left) {
                 Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) if !patient => return Ok(None),
                 Err(RecvTimeoutError::Timeout) => {
-                    bail!("otep: no {} from the engine in time", words.join("/"))
+                    break anyhow!("otep: no {} from the engine in time", words.join("/"));
                 }
-                Err(RecvTimeoutError::Disconnected) => bail!("otep: the engine exited"),
+                Err(RecvTimeoutError::Disconnected) => break anyhow!("otep: the engine exited"),
             };
             let line = line.trim();
-            if words
-                .iter()
-                .any(|w| line.split_whitespace().next() == Some(*w))
-            {
-                return Ok(line.to_owned());
+            let first = line.split_whitespace().next();
+            if line.starts_with("error -1") {
+                break anyhow!("otep: the engine gave up: {line}");
             }
-        }
+            if words.iter().any(|w| first == Some(*w)) {
+                return Ok(Some(line.to_owned()));
+            }
+        };
+        // Hung or gone: do not leave the process behind.
+        self.process = None;
+        Err(failure)
+    }
+
+    fn expect(&mut self, words: &[&str], limit: Duration) -> Result<String> {
+        self.expect_within(words, limit, true)?
+            .context("otep: no answer")
     }
 
     fn start<G: Board>(&mut self, start: &G) -> Result<(), PlayerError> {
@@ -119,21 +211,56 @@ impl OtepPlayer {
             child,
             stdin,
             lines,
+            finished: false,
+            closed: false,
         });
         self.expect(&["hello"], QUICK)?;
         self.send("hello")?;
         self.send(&format!("rules {rules}"))?;
-        let reply = self.expect(&["status", "error"], QUICK)?;
-        if reply.starts_with("error") {
-            return Err(PlayerError::Failed(anyhow!(
-                "otep: the engine refused the rules: {reply}"
-            )));
+        // Kingstable says `status`, or `error -1` for rules it cannot play; OpenTafl says
+        // nothing.
+        match self.expect_within(&["status"], RULES_ANSWER, false) {
+            Ok(_) => Ok(()),
+            Err(err) => Err(PlayerError::Failed(anyhow!(
+                "otep: the engine refused the rules {rules:?}: {err:#}"
+            ))),
         }
-        Ok(())
     }
 
     fn board<G: Board>(game: &G) -> Result<String> {
         Ok(game.to_any().opentafl().context("otep: not a tafl game")?.1)
+    }
+
+    /// Waits until [`SETTLE`] has passed since the engine's own move.
+    fn settle(&self) {
+        if let Some(at) = self.moved_at {
+            let left = SETTLE.saturating_sub(at.elapsed());
+            if !left.is_zero() {
+                std::thread::sleep(left);
+            }
+        }
+    }
+
+    /// Sends `position <board>` and `side <side to move>` for `game`'s position.
+    fn send_position<G: Board>(&mut self, game: &G) -> Result<()> {
+        let board = Self::board(game)?;
+        self.send(&format!("position {board}"))?;
+        self.send(&format!("side {}", side_word(game.to_move())))
+    }
+
+    /// Tells the engine its move was refused (OTEP `error 2`) and sets the game up again
+    /// as OpenTafl does: the previous move with the board, or the position if there was
+    /// none.
+    fn refuse<G: Board>(&mut self, game: &G) -> Result<()> {
+        self.send("error 2")?;
+        self.settle();
+        match game.move_texts().last() {
+            Some(previous) => {
+                let board = Self::board(game)?;
+                self.send(&format!("opponent-move {previous} {board}"))
+            }
+            None => self.send_position(game),
+        }
     }
 }
 
@@ -146,21 +273,16 @@ impl<G: Board> Player<G> for OtepPlayer {
     fn new_game(&mut self, start: &G, opening: &[G::Move]) -> Result<(), PlayerError> {
         self.process = None;
         self.side = None;
+        self.moved_at = None;
         self.start(start)?;
         if !opening.is_empty() {
-            // The opening as a position (OpenTafl sends the same when a game starts from
-            // a set position), with the side to move after it.
+            // The opening as a position, as OpenTafl sets one up.
             let mut board = start.clone();
             for &mv in opening {
                 board.play(mv);
             }
-            let position = Self::board(&board)?;
-            self.send(&format!(
-                "position {position} {}",
-                side_word(board.to_move())
-            ))?;
+            self.send_position(&board)?;
         }
-        self.send("start")?;
         Ok(())
     }
 
@@ -168,9 +290,10 @@ impl<G: Board> Player<G> for OtepPlayer {
         let side = game.to_move();
         self.side = Some(side);
         let (clock_line, limit) = match control {
+            // Three periods: OpenTafl keeps a whole second back in its last one.
             Limit::MoveTime(time) => (
                 format!(
-                    "clock {ms}* {ms}* {s} 1 1 ",
+                    "clock {ms}* {ms}* {s} 3 3 ",
                     ms = millis(time),
                     s = time.as_secs().max(1)
                 ),
@@ -188,14 +311,29 @@ impl<G: Board> Player<G> for OtepPlayer {
                 bail!("otep: the protocol cannot ask for a depth; use --movetime or --tc")
             }
         };
-        self.send(&format!("side {}", side_word(side)))?;
-        self.send(&clock_line)?;
-        self.send(&format!("play {}", side_word(side)))?;
-        let reply = self.expect(&["move", "error"], limit + GRACE)?;
-        let mut words = reply.split_whitespace();
-        match (words.next(), words.next()) {
-            (Some("move"), Some(mv)) => Ok(Choice::Move(mv.to_owned())),
-            _ => bail!("otep: the engine answered {reply:?}"),
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            self.send(&clock_line)?;
+            self.send(&format!("play {}", side_word(side)))?;
+            let reply = self.expect(&["move", "error"], limit + self.grace)?;
+            self.moved_at = Some(Instant::now());
+            let mut words = reply.split_whitespace();
+            let text = match (words.next(), words.next()) {
+                (Some("move"), Some(mv)) => mv.to_owned(),
+                _ => bail!("otep: the engine answered {reply:?}"),
+            };
+            match game.parse_move(&text) {
+                Ok(mv) => {
+                    let mut after = game.clone();
+                    after.play(mv);
+                    self.send(&format!("move {}", Self::board(&after)?))?;
+                    return Ok(Choice::Move(text));
+                }
+                // The referee rules on the last try.
+                Err(_) if tries >= TRIES => return Ok(Choice::Move(text)),
+                Err(_) => self.refuse(game)?,
+            }
         }
     }
 
@@ -203,13 +341,256 @@ impl<G: Board> Player<G> for OtepPlayer {
         let mut after = before.clone();
         after.play(mv);
         let board = Self::board(&after)?;
-        if self.side == Some(before.to_move()) {
-            // Its own move went through.
-            self.send(&format!("move {board}"))?;
-        } else {
-            let text = before.format_move(mv);
-            self.send(&format!("opponent-move {text} {board}"))?;
-        }
+        let text = before.format_move(mv);
+        self.settle();
+        self.send(&format!("opponent-move {text} {board}"))?;
         Ok(())
+    }
+
+    fn finish(&mut self, outcome: Option<Outcome>) {
+        self.settle();
+        if let Some(mut process) = self.process.take() {
+            let _ = writeln!(process.stdin, "finish {}", finish_code(outcome));
+            process.finished = true;
+            process.close(EXIT);
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    //! The driver against a stand-in for OpenTafl 0.4.8 run with `--engine`, shaped as the
+    //! recorded conversations show it (`crates/protocol/tests/data/opentafl/`): it greets
+    //! with OpenTafl's banner and `hello`, never answers `rules`, dies on `position
+    //! <board> <side>` and on an `opponent-move` that comes within 20 ms of its own move,
+    //! and plays the moves it is given, one per `play`, writing everything it is sent to
+    //! a transcript.
+
+    use std::path::{Path, PathBuf};
+
+    use game::{EndReason, Game};
+    use tafl::Tafl;
+
+    use super::*;
+
+    const RECORDED: &str =
+        include_str!("../../../protocol/tests/data/opentafl/host-rules-unanswered.log");
+
+    const FAKE: &str = r#"transcript=$1; pidfile=$2; banner=$3; shift 3
+echo $$ > "$pidfile"
+cat "$banner"
+moves=("$@"); next=0; moved=0
+crash() {
+  echo "Uncaught exception! This OpenTafl is running as EXTERNAL_ENGINE"
+  echo "Exception: java.lang.ArrayIndexOutOfBoundsException: $1"
+  exit 1
+}
+while IFS= read -r line; do
+  printf '%s\n' "$line" >> "$transcript"
+  case "$line" in
+    "position "*" "*) crash "Index 121 out of bounds for length 121" ;;
+    "opponent-move "*)
+      now=${EPOCHREALTIME//[.,]/}
+      if (( moved > 0 && now - moved < 20000 )); then crash "its own move not yet made"; fi ;;
+    "play "*)
+      if (( next < ${#moves[@]} )); then
+        echo "move ${moves[next]}"; moved=${EPOCHREALTIME//[.,]/}; next=$((next + 1))
+        echo "status Finding best state..."
+      fi ;;
+    goodbye) exit 0 ;;
+  esac
+done
+"#;
+
+    struct Fake {
+        dir: PathBuf,
+    }
+
+    impl Fake {
+        fn new(name: &str) -> Fake {
+            let dir = std::env::temp_dir().join(format!(
+                "kingstable-otep-fake-{}-{name}",
+                std::process::id()
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("fake.sh"), FAKE).unwrap();
+            // What OpenTafl wrote before its hello, as recorded.
+            let banner: String = RECORDED
+                .lines()
+                .filter_map(|l| l.split_once(" < ").map(|(_, text)| format!("{text}\n")))
+                .collect();
+            assert!(banner.starts_with("OpenTafl v0.4.8") && banner.ends_with("hello\n"));
+            std::fs::write(dir.join("banner"), banner).unwrap();
+            let _ = std::fs::remove_file(dir.join("transcript"));
+            Fake { dir }
+        }
+
+        fn player(&self, moves: &[&str]) -> OtepPlayer {
+            let path = |name: &str| self.dir.join(name).to_string_lossy().into_owned();
+            let command = format!(
+                "bash {} {} {} {} {}",
+                path("fake.sh"),
+                path("transcript"),
+                path("pid"),
+                path("banner"),
+                moves.join(" ")
+            );
+            OtepPlayer::new(&command).unwrap()
+        }
+
+        fn transcript(&self) -> Vec<String> {
+            std::fs::read_to_string(self.dir.join("transcript"))
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        }
+
+        fn pid(&self) -> String {
+            std::fs::read_to_string(self.dir.join("pid"))
+                .unwrap()
+                .trim()
+                .to_owned()
+        }
+    }
+
+    impl Drop for Fake {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    fn fetlar() -> Tafl {
+        Tafl::new(tafl::Rules::FETLAR)
+    }
+
+    fn board(game: &Tafl) -> String {
+        game.position().to_opentafl()
+    }
+
+    fn play(game: &mut Tafl, text: &str) -> tafl::Move {
+        let mv = game.parse_move(text).unwrap();
+        game.play(mv);
+        mv
+    }
+
+    const MOVE_TIME: Limit = Limit::MoveTime(Duration::from_millis(1000));
+
+    #[test]
+    fn a_game_as_opentafl_needs_it() {
+        let fake = Fake::new("game");
+        // Its first answer is illegal (no piece on a1): it is refused and asked again.
+        let mut player = fake.player(&["a1-a2", "e5-e2", "f4-c4"]);
+        let start = fetlar();
+        let mut game = start.clone();
+        let opening = [play(&mut game, "d1-d3")];
+        let started = Instant::now();
+        Player::<Tafl>::new_game(&mut player, &start, &opening).unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "no waiting for an answer to rules: {:?}",
+            started.elapsed()
+        );
+        let after_opening = board(&game);
+        let clock = Clock::default();
+        let choice = player.choose(&game, &clock, MOVE_TIME).unwrap();
+        assert_eq!(choice, Choice::Move("e5-e2".into()));
+        play(&mut game, "e5-e2");
+        let after_reply = board(&game);
+        // The other side answers at once: the driver holds it back until OpenTafl has
+        // made its own move.
+        let before = game.clone();
+        let mv = play(&mut game, "g1-g3");
+        player.observe(&before, mv).unwrap();
+        let after_g1g3 = board(&game);
+        let choice = player.choose(&game, &clock, MOVE_TIME).unwrap();
+        assert_eq!(choice, Choice::Move("f4-c4".into()));
+        play(&mut game, "f4-c4");
+        let after_f4c4 = board(&game);
+        Player::<Tafl>::finish(
+            &mut player,
+            Some(Outcome::win(Side::Second, EndReason::Resignation)),
+        );
+        let rules = start.to_any().opentafl().unwrap().0;
+        assert!(
+            rules.starts_with("dim:11 name:Fetlar atkf:y start:"),
+            "{rules}"
+        );
+        let clock_line = "clock 1000* 1000* 1 3 3 ";
+        assert_eq!(
+            fake.transcript(),
+            [
+                "hello".to_owned(),
+                format!("rules {rules}"),
+                format!("position {after_opening}"),
+                "side defenders".to_owned(),
+                clock_line.to_owned(),
+                "play defenders".to_owned(),
+                "error 2".to_owned(),
+                format!("opponent-move d1-d3 {after_opening}"),
+                clock_line.to_owned(),
+                "play defenders".to_owned(),
+                format!("move {after_reply}"),
+                format!("opponent-move g1-g3 {after_g1g3}"),
+                clock_line.to_owned(),
+                "play defenders".to_owned(),
+                format!("move {after_f4c4}"),
+                "finish 3".to_owned(),
+                "goodbye".to_owned(),
+            ]
+        );
+    }
+
+    #[test]
+    fn illegal_moves_end_the_game_after_three_tries() {
+        let fake = Fake::new("illegal");
+        let mut player = fake.player(&["a1-a2", "a1-a3", "k11-k10"]);
+        let start = fetlar();
+        Player::<Tafl>::new_game(&mut player, &start, &[]).unwrap();
+        let choice = player.choose(&start, &Clock::default(), MOVE_TIME).unwrap();
+        // The referee rules on the third: an illegal move, the game lost.
+        assert_eq!(choice, Choice::Move("k11-k10".into()));
+        let transcript = fake.transcript();
+        let errors = transcript.iter().filter(|l| *l == "error 2").count();
+        assert_eq!(errors, 2, "{transcript:?}");
+        // No move before: the start position is set up again, board alone.
+        assert!(transcript.contains(&format!("position {}", board(&start))));
+        assert!(transcript.contains(&"side attackers".to_owned()));
+    }
+
+    #[test]
+    fn a_hung_engine_is_killed_and_reaped() {
+        let fake = Fake::new("hung");
+        // It has no move to give: it never answers `play`.
+        let mut player = fake.player(&[]).with_grace(Duration::from_millis(300));
+        let start = fetlar();
+        Player::<Tafl>::new_game(&mut player, &start, &[]).unwrap();
+        let pid = fake.pid();
+        assert!(Path::new(&format!("/proc/{pid}")).exists() || !cfg!(target_os = "linux"));
+        let control = Limit::MoveTime(Duration::from_millis(100));
+        let err = player
+            .choose(&start, &Clock::default(), control)
+            .unwrap_err();
+        assert!(err.to_string().contains("in time"), "{err}");
+        if cfg!(target_os = "linux") {
+            assert!(
+                !Path::new(&format!("/proc/{pid}")).exists(),
+                "process {pid} left behind"
+            );
+        }
+    }
+
+    #[test]
+    fn finish_codes() {
+        assert_eq!(finish_code(None), 0);
+        assert_eq!(finish_code(Some(Outcome::draw(EndReason::Repetition))), 1);
+        assert_eq!(
+            finish_code(Some(Outcome::win(Side::First, EndReason::KingCaptured))),
+            2
+        );
+        assert_eq!(
+            finish_code(Some(Outcome::loss(Side::First, EndReason::Timeout))),
+            3
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use engine::{Clock, DefaultWorker, EngineGame, Level, Limits, greedy_move};
-use game::{Game, GameKind};
+use game::{Game, GameKind, Outcome};
 
 use super::htp::{HtpPlayer, Transport};
 use super::otep::OtepPlayer;
@@ -65,6 +65,10 @@ pub trait Player<G: Game>: Send {
 
     /// The opponent played `mv` in `before` (stateful peers must be told).
     fn observe(&mut self, before: &G, mv: G::Move) -> Result<(), PlayerError>;
+
+    /// The game is over with `outcome` (`None`: aborted, no result); peers that keep the
+    /// game are told.
+    fn finish(&mut self, _outcome: Option<Outcome>) {}
 }
 
 /// Builds a player from its description: `level:N` or `level:NAME` (our engine),

@@ -150,3 +150,35 @@ impl Peer<UgiSession> {
         message
     }
 }
+
+/// One message of a recorded OpenTafl conversation (`tests/data/opentafl/*.log`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recorded {
+    /// Seconds since the start.
+    pub time: f64,
+    /// `>` sent by the host to the engine, `<` written by the engine, `#` a note.
+    pub dir: char,
+    /// The line, as sent.
+    pub text: String,
+}
+
+/// Reads a recorded conversation: `seconds dir text` per line; a log holding several
+/// conversations is split where the time starts again at 0.
+pub fn recorded(log: &str) -> Vec<Vec<Recorded>> {
+    let mut conversations: Vec<Vec<Recorded>> = Vec::new();
+    for line in log.lines() {
+        let trimmed = line.trim_start();
+        let (time, rest) = trimmed.split_once(' ').expect("time first");
+        let time: f64 = time.parse().expect("a time in seconds");
+        let dir = rest.chars().next().expect("a direction");
+        let text = rest.get(2..).unwrap_or_default().to_owned();
+        if time == 0.0 || conversations.is_empty() {
+            conversations.push(Vec::new());
+        }
+        conversations
+            .last_mut()
+            .unwrap()
+            .push(Recorded { time, dir, text });
+    }
+    conversations
+}
