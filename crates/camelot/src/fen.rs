@@ -104,7 +104,7 @@ pub enum FenError {
     #[error("plies since capture or castle entry must be a number, found {0:?}")]
     Clock(String),
     /// The string reads but the position breaks the rules.
-    #[error("{0}")]
+    #[error(transparent)]
     Position(#[from] PositionError),
 }
 
@@ -297,6 +297,36 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error and its sources, joined as `anyhow` prints them with `{:#}`.
+    fn chain(err: &dyn std::error::Error) -> String {
+        let mut text = err.to_string();
+        let mut source = err.source();
+        while let Some(inner) = source {
+            text.push_str(": ");
+            text.push_str(&inner.to_string());
+            source = inner.source();
+        }
+        text
+    }
+
+    #[test]
+    fn a_position_error_is_said_once() {
+        let err = "2/8/10/12/12/2nmmmmmmn2/3nmmmmn3/12/12/3NMMMNN3/2NMMMMMMN2/12/12/10/8/2 w"
+            .parse::<Position>()
+            .unwrap_err();
+        assert_eq!(
+            chain(&err),
+            "White has 5 knights, but a side starts with 4 and never gains pieces"
+        );
+        let err = "2/8/10/12/12/2nmmmmmmn2/3nmmmmn3/12/12/3MMMMMM3/2MMMMMMMM2/12/12/10/8/2 w"
+            .parse::<Position>()
+            .unwrap_err();
+        assert_eq!(
+            chain(&err),
+            "White has 14 men, but a side starts with 10 and never gains pieces"
+        );
+    }
 
     #[test]
     fn start_round_trips() {

@@ -50,9 +50,16 @@ pub enum RulesStringError {
         /// What it means.
         why: &'static str,
     },
-    /// The start position is not a tafl position.
+    /// The start position is not a tafl position. The reason is part of the message,
+    /// not a separate source, so that printing the error chain does not repeat it.
     #[error("bad start position: {0}")]
-    Start(#[from] PositionError),
+    Start(PositionError),
+}
+
+impl From<PositionError> for RulesStringError {
+    fn from(err: PositionError) -> Self {
+        RulesStringError::Start(err)
+    }
 }
 
 impl FromStr for OpenTaflRules {
@@ -181,9 +188,10 @@ pub fn start_of(record: &Record, rules: Rules) -> Result<Position, RecordRulesEr
 /// Why a record's rules cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RecordRulesError {
-    /// The rules tag is refused.
+    /// The rules tag is refused. The reason is part of the message, not a separate
+    /// source, so that printing the error chain does not repeat it.
     #[error("rules tag: {0}")]
-    Rules(#[from] RulesStringError),
+    Rules(RulesStringError),
     /// The rules tag names another variant than the one asked for.
     #[error("the record's rules tag describes {record}, but {asked} was asked for")]
     Mismatch {
@@ -194,9 +202,41 @@ pub enum RecordRulesError {
     },
 }
 
+impl From<RulesStringError> for RecordRulesError {
+    fn from(err: RulesStringError) -> Self {
+        RecordRulesError::Rules(err)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error and its sources, joined as `anyhow` prints them with `{:#}`.
+    fn chain(err: &dyn std::error::Error) -> String {
+        let mut text = err.to_string();
+        let mut source = err.source();
+        while let Some(inner) = source {
+            text.push_str(": ");
+            text.push_str(&inner.to_string());
+            source = inner.source();
+        }
+        text
+    }
+
+    #[test]
+    fn a_refused_rules_tag_is_said_once() {
+        let err = RecordRulesError::from("dim:13 atkf:y".parse::<OpenTaflRules>().unwrap_err());
+        assert_eq!(
+            chain(&err),
+            "rules tag: unsupported rules: dim:13 (only 11x11 boards are played)"
+        );
+        let err = "dim:11 start:/11/".parse::<OpenTaflRules>().unwrap_err();
+        let text = chain(&err);
+        assert!(text.starts_with("bad start position: "), "{text}");
+        let reason = &text["bad start position: ".len()..];
+        assert_eq!(text.matches(reason).count(), 1, "{text}");
+    }
 
     #[test]
     fn fetlar_rules_strings_are_recognised() {

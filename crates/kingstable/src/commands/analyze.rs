@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use engine::{DefaultEngine, EngineGame, Level, Limits, Score, SearchInfo};
-use game::{Game, Player};
+use game::{Game, GameKind, Player};
 
 use crate::PositionArgs;
 use crate::setup::Setup;
@@ -42,11 +42,20 @@ impl Board for tafl::Tafl {
 
 impl Board for camelot::Camelot {
     fn board(&self) -> String {
-        let side = match self.to_move() {
-            Player::First => "white",
-            Player::Second => "black",
-        };
-        format!("{}{side} to move", self.position())
+        // The position's text ends with the side to move and the counters.
+        self.position().to_string()
+    }
+}
+
+/// Whose view the scores take: `the attackers`, `White`.
+fn score_side(kind: GameKind, player: Player) -> String {
+    let side = kind.side_name(player);
+    if kind.is_tafl() {
+        format!("the {side}")
+    } else {
+        let mut name = side.to_owned();
+        name[..1].make_ascii_uppercase();
+        name
     }
 }
 
@@ -110,9 +119,9 @@ pub fn run<G: Setup + EngineGame + Board>(
     engine.set_threads(options.threads);
     engine.set_hash_mb(options.hash_mb);
     engine.set_level(options.level);
-    let side = game.kind().side_name(game.to_move());
+    let side = score_side(game.kind(), game.to_move());
     println!(
-        "searching with {} thread(s), level {} ({}), scores for the {side}",
+        "searching with {} thread(s), level {} ({}), scores for {side}",
         engine.threads(),
         options.level.number(),
         options.level
