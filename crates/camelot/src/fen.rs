@@ -104,7 +104,7 @@ pub enum FenError {
     #[error("plies since capture or castle entry must be a number, found {0:?}")]
     Clock(String),
     /// The string reads but the position breaks the rules.
-    #[error("{0}")]
+    #[error(transparent)]
     Position(#[from] PositionError),
 }
 
@@ -297,6 +297,26 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_position_error_is_said_once() {
+        // The reason is the whole message, and not also a source: printing the error
+        // with its sources (as `anyhow` does) says it once.
+        for (fen, reason) in [
+            (
+                "2/8/10/12/12/2nmmmmmmn2/3nmmmmn3/12/12/3NMMMNN3/2NMMMMMMN2/12/12/10/8/2 w",
+                "White has 5 knights, but a side starts with 4 and never gains pieces",
+            ),
+            (
+                "2/8/10/12/12/2nmmmmmmn2/3nmmmmn3/12/12/3MMMMMM3/2MMMMMMMM2/12/12/10/8/2 w",
+                "White has 14 men, but a side starts with 10 and never gains pieces",
+            ),
+        ] {
+            let err = fen.parse::<Position>().unwrap_err();
+            assert_eq!(err.to_string(), reason);
+            assert!(std::error::Error::source(&err).is_none());
+        }
+    }
 
     #[test]
     fn start_round_trips() {

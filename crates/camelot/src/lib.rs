@@ -3,7 +3,7 @@
 //! obligation (compulsory capture, continuing jumps, the knight's duty to jump, the
 //! castles), the ways a game ends, WCF notation and game scores.
 //!
-//! The rules implemented are `shared/rules/CAMELOT.md`; its numbered points (R1–R4,
+//! The rules implemented are `docs/rules/CAMELOT.md` in the repository; its numbered points (R1–R4,
 //! S1–S10, W1–W3, D1–D4) are cited in the code and each has tests named after it.
 //!
 //! ```

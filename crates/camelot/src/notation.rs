@@ -94,7 +94,7 @@ pub enum PathError {
     #[error("empty move")]
     Empty,
     /// A square name is wrong.
-    #[error("{0}")]
+    #[error(transparent)]
     Square(#[from] ParseSquareError),
     /// Only a start square.
     #[error("a move needs a square to go to after {0}, as in {0}-E8")]

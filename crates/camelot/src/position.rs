@@ -30,6 +30,15 @@ impl Piece {
         }
     }
 
+    /// `knights` or `men`.
+    #[must_use]
+    pub const fn plural(self) -> &'static str {
+        match self {
+            Piece::Knight => "knights",
+            Piece::Man => "men",
+        }
+    }
+
     /// How many of this kind each side starts with.
     #[must_use]
     pub const fn start_count(self) -> u32 {
@@ -429,6 +438,15 @@ White to move; castle moves used: White 0, Black 0; 0 plies without capture or c
         assert_eq!(
             err.to_string(),
             "White has 5 knights, but a side starts with 4 and never gains pieces"
+        );
+        let mut setup = Setup::start();
+        for square in ["D4", "E4", "F4", "G4"] {
+            setup.white = setup.white.with(square.parse().unwrap());
+        }
+        let err = Position::from_setup(setup).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "White has 14 men, but a side starts with 10 and never gains pieces"
         );
     }
 }

@@ -93,7 +93,7 @@ pub enum PositionError {
         square: Square,
     },
     /// A side has more pieces of a kind than it starts with (pieces are never gained).
-    #[error("{} has {count} {}s, but a side starts with {max} and never gains pieces", side_name(*player), piece.name(), max = piece.start_count())]
+    #[error("{} has {count} {}, but a side starts with {max} and never gains pieces", side_name(*player), piece.plural(), max = piece.start_count())]
     TooMany {
         /// The side.
         player: Player,

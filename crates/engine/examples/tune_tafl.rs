@@ -5,8 +5,11 @@
 //! falls. One game in five is held out to show that the fit generalises.
 //!
 //! ```sh
-//! cargo run --release -p engine --example tune_tafl -- ../shared/data/copenhagen/aagenielsen_archive_part1.csv
+//! cargo run --release -p engine --example tune_tafl
+//! cargo run --release -p engine --example tune_tafl -- crates/tafl/tests/data/aagenielsen_archive_part1.csv
 //! ```
+//!
+//! The file defaults to the 900 archive games of the tafl crate's test data.
 //!
 //! It prints the weights as `name value` lines (the form `TaflWeights::read` takes and
 //! `--example selfplay -- --weights-a FILE` plays with). Keep a change in
@@ -96,7 +99,7 @@ fn main() {
     let path = std::env::args().nth(1).unwrap_or_else(|| {
         concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/data/copenhagen/aagenielsen_archive_part1.csv"
+            "/../tafl/tests/data/aagenielsen_archive_part1.csv"
         )
         .to_owned()
     });

@@ -27,16 +27,26 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Count the move sequences of a given length (a move that ends the game is a leaf).
-    /// The last line printed is the count alone.
+    /// The last line printed is the count alone. A count that takes more than a second
+    /// shows its progress on stderr (on a terminal; in a log, every 30 seconds).
     Perft {
         #[command(flatten)]
         position: PositionArgs,
-        /// How many plies deep.
+        /// How many plies deep. Counts are exact 64-bit numbers (at most 2^64 - 1). Tafl:
+        /// a piece has at most 20 moves (10 along its rank, 10 along its file) and pieces
+        /// are never gained, so a depth is refused when 20 moves per piece, ply after ply,
+        /// could pass 2^64 - 1; from the start that allows 7 plies. Camelot has no such
+        /// small bound (a jump sequence can branch), so its count is checked as it grows
+        /// and stopped with an error rather than wrapped.
         #[arg(long)]
         depth: u32,
         /// Print each legal move with its own count first.
         #[arg(long)]
         divide: bool,
+        /// Report progress on stderr after every first move and every second, whether
+        /// or not stderr is a terminal.
+        #[arg(long)]
+        progress: bool,
     },
     /// List the legal moves of a position, one per line with captures (`g3-e3xe2`).
     Moves {
@@ -293,9 +303,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             position,
             depth,
             divide,
+            progress,
         } => {
             let game = position.build()?;
-            with_game!(game, g => commands::perft::run(g, depth, divide))?;
+            with_game!(game, g => commands::perft::run(g, depth, divide, progress))?;
         }
         Command::Moves { position, json } => commands::moves::run(&position.build()?, json)?,
         Command::Replay {

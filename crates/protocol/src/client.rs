@@ -33,20 +33,21 @@ use std::time::{Duration, Instant};
 
 use crate::ugi::{Go, Query};
 
-/// Why talking to an engine failed.
+/// Why talking to an engine failed. The messages name the underlying IO error
+/// themselves, so it is not also given as a source (printing the chain would repeat it).
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     /// The program could not be started.
-    #[error("cannot start engine {program:?}: {source}")]
+    #[error("cannot start engine {program:?}: {reason}")]
     Spawn {
         /// The program.
         program: String,
         /// Why.
-        source: io::Error,
+        reason: io::Error,
     },
     /// Writing to the engine failed (it has probably exited).
     #[error("cannot write to the engine: {0}")]
-    Write(#[source] io::Error),
+    Write(io::Error),
     /// The engine did not answer in time.
     #[error("no {waiting_for} from the engine within {after:?}")]
     Timeout {
@@ -198,9 +199,9 @@ impl UgiClient {
     /// is left as the command says).
     pub fn from_command(mut command: Command) -> Result<UgiClient, ClientError> {
         let program = command.get_program().to_string_lossy().into_owned();
-        let spawn_error = |source| ClientError::Spawn {
+        let spawn_error = |reason| ClientError::Spawn {
             program: program.clone(),
-            source,
+            reason,
         };
         let mut child = command
             .stdin(Stdio::piped())

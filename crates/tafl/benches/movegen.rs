@@ -1,7 +1,7 @@
 //! Move generation, play/undo and perft: `cargo bench -p tafl`.
 //!
 //! Positions: the start, and the positions after 20 and 40 plies of the first archive
-//! games long enough (shared/data: aagenielsen.dk), both sides to move.
+//! games long enough (`tests/data/`, from aagenielsen.dk), both sides to move.
 
 use std::hint::black_box;
 

@@ -1,4 +1,4 @@
-//! Exact Fetlar and Copenhagen Hnefatafl 11x11 rules, as `../shared/rules/TAFL.md`
+//! Exact Fetlar and Copenhagen Hnefatafl 11x11 rules, as `docs/rules/TAFL.md`
 //! states them: rook moves, custodial capture with hostile throne and corners, the armed
 //! king, capture of the king by four (three beside the empty throne), corner escape,
 //! encirclement, a side with no move losing, repetition, and for Copenhagen the

@@ -87,9 +87,16 @@ pub enum RulesStringError {
     /// A required key is missing.
     #[error("unsupported rules: no {0}")]
     Missing(&'static str),
-    /// The start position is not a tafl position.
+    /// The start position is not a tafl position. The reason is part of the message,
+    /// not a separate source, so that printing the error chain does not repeat it.
     #[error("bad start position: {0}")]
-    Start(#[from] PositionError),
+    Start(PositionError),
+}
+
+impl From<PositionError> for RulesStringError {
+    fn from(err: PositionError) -> Self {
+        RulesStringError::Start(err)
+    }
 }
 
 /// Whether a piece-type list (`tcnkmTCNKM`) names exactly the pieces of `wanted` among
@@ -413,9 +420,10 @@ pub fn setup_of(record: &Record, rules: Rules) -> Result<(Rules, Position), Reco
 /// Why a record's rules cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RecordRulesError {
-    /// The rules tag is refused.
+    /// The rules tag is refused. The reason is part of the message, not a separate
+    /// source, so that printing the error chain does not repeat it.
     #[error("rules tag: {0}")]
-    Rules(#[from] RulesStringError),
+    Rules(RulesStringError),
     /// The rules tag names another variant than the one asked for.
     #[error("the record's rules tag describes {record}, but {asked} was asked for")]
     Mismatch {
@@ -426,9 +434,30 @@ pub enum RecordRulesError {
     },
 }
 
+impl From<RulesStringError> for RecordRulesError {
+    fn from(err: RulesStringError) -> Self {
+        RecordRulesError::Rules(err)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_rules_tag_is_said_once() {
+        // The reason is part of the message, and not also a source: printing the error
+        // with its sources (as `anyhow` does) says it once.
+        let err = RecordRulesError::from("dim:13 atkf:y".parse::<OpenTaflRules>().unwrap_err());
+        assert_eq!(
+            err.to_string(),
+            "rules tag: unsupported rules: dim:13 (only 11x11 boards are played)"
+        );
+        assert!(std::error::Error::source(&err).is_none());
+        let err = "dim:11 start:/11/".parse::<OpenTaflRules>().unwrap_err();
+        assert!(err.to_string().starts_with("bad start position: "), "{err}");
+        assert!(std::error::Error::source(&err).is_none());
+    }
 
     #[test]
     fn fetlar_rules_strings_are_recognised() {

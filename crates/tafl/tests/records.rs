@@ -1,4 +1,4 @@
-//! Real games (shared/data): the 900-game aagenielsen.dk archive, an OpenTafl record and
+//! Real games (`tests/data/`): the 900-game aagenielsen.dk archive, an OpenTafl record and
 //! a Fetlar championship record with a known error.
 
 use game::record::{RecordEnding, parse_records};

@@ -1,4 +1,4 @@
-//! One test (at least) per numbered point of `shared/rules/TAFL.md`, named after it.
+//! One test (at least) per numbered point of `docs/rules/TAFL.md`, named after it.
 //! Positions are built square by square so each test shows exactly what it sets up.
 
 use game::{EndReason, Game, Outcome};

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use engine::{DefaultEngine, EngineGame, Level, Limits, Score, SearchInfo, line_texts};
-use game::{Game, Player};
+use game::{GameKind, Player};
 
 /// How long or deep to search, and with what.
 #[derive(Clone, Debug)]
@@ -39,11 +39,20 @@ impl Board for tafl::Tafl {
 
 impl Board for camelot::Camelot {
     fn board(&self) -> String {
-        let side = match self.to_move() {
-            Player::First => "white",
-            Player::Second => "black",
-        };
-        format!("{}{side} to move", self.position())
+        // The position's text ends with the side to move and the counters.
+        self.position().to_string()
+    }
+}
+
+/// Whose view the scores take: `the attackers`, `White`.
+fn score_side(kind: GameKind, player: Player) -> String {
+    let side = kind.side_name(player);
+    if kind.is_tafl() {
+        format!("the {side}")
+    } else {
+        let mut name = side.to_owned();
+        name[..1].make_ascii_uppercase();
+        name
     }
 }
 
@@ -90,9 +99,9 @@ pub fn run<G: EngineGame + Board>(game: G, options: &AnalyzeOptions) -> Result<(
     if limits.depth.is_none() && limits.nodes.is_none() && limits.move_time.is_none() {
         limits.move_time = Some(Duration::from_secs(5));
     }
-    let side = game.kind().side_name(game.to_move());
+    let side = score_side(game.kind(), game.to_move());
     println!(
-        "searching with {} thread(s), level {} ({}), scores for the {side}",
+        "searching with {} thread(s), level {} ({}), scores for {side}",
         engine.threads(),
         options.level.number(),
         options.level

@@ -145,8 +145,18 @@ fn intro<G: PlayGame>(session: &Session<G>, human: Player, vs: Opponent) -> Stri
         .map(|c| format!(", clock {c}"))
         .unwrap_or_default();
     let example = if kind.is_tafl() { "d1-d3" } else { "D6-F8" };
+    let moves = match (kind.is_tafl(), session.game().to_move()) {
+        (true, Player::First) => "The attackers move",
+        (true, Player::Second) => "The defenders move",
+        (false, Player::First) => "White moves",
+        (false, Player::Second) => "Black moves",
+    };
+    let when = if session.game().ply() == 0 {
+        "first"
+    } else {
+        "next"
+    };
     format!(
-        "kingstable play: {kind}, {who}{clock}. Type a move like {example}, or help. {} moves first.",
-        kind.side_name(session.game().to_move())
+        "kingstable play: {kind}, {who}{clock}. Type a move like {example}, or help. {moves} {when}."
     )
 }
