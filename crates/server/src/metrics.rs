@@ -12,6 +12,9 @@ use prometheus::{
 /// Seconds over which `kingstable_moves_per_second` is averaged.
 pub const MOVE_RATE_WINDOW_SECS: u64 = 60;
 
+/// The label values of `kingstable_http_responses_total`.
+const HTTP_CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
+
 /// The server's metrics, in their own registry (so several servers in one process, as in
 /// tests, do not share counts).
 #[derive(Debug)]
@@ -78,6 +81,10 @@ impl Metrics {
                 .register(metric)
                 .expect("metric names are distinct");
         }
+        // Every class from the start, so a scrape shows zeros rather than nothing.
+        for class in HTTP_CLASSES {
+            http_responses.with_label_values(&[class]);
+        }
         Metrics {
             registry,
             live_games,
@@ -104,11 +111,11 @@ impl Metrics {
     /// Counts one HTTP response.
     pub fn http_response(&self, status: StatusCode) {
         let class = match status.as_u16() {
-            100..=199 => "1xx",
-            200..=299 => "2xx",
-            300..=399 => "3xx",
-            400..=499 => "4xx",
-            _ => "5xx",
+            100..=199 => HTTP_CLASSES[0],
+            200..=299 => HTTP_CLASSES[1],
+            300..=399 => HTTP_CLASSES[2],
+            400..=499 => HTTP_CLASSES[3],
+            _ => HTTP_CLASSES[4],
         };
         self.http_responses.with_label_values(&[class]).inc();
     }

@@ -16,7 +16,6 @@ mod users;
 
 use std::borrow::Cow;
 use std::str::FromStr;
-use std::sync::Once;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
@@ -77,8 +76,8 @@ impl Store {
     /// # Errors
     /// When the database cannot be reached or migrated.
     pub async fn open(url: &DatabaseUrl, max_connections: u32) -> Result<Store, StoreError> {
-        static DRIVERS: Once = Once::new();
-        DRIVERS.call_once(sqlx::any::install_default_drivers);
+        // Idempotent: sqlx guards it with its own `Once`.
+        sqlx::any::install_default_drivers();
         let backend = url.backend();
         let connections = match backend {
             Backend::Sqlite => 1,
