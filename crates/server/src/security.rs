@@ -110,14 +110,15 @@ impl FromRequestParts<AppState> for ClientIp {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         if state.config.trust_proxy {
+            // Only the last entry is the proxy's own; earlier ones are the client's word.
             let forwarded = parts
                 .headers
                 .get_all("x-forwarded-for")
                 .iter()
-                .filter_map(|v| v.to_str().ok())
-                .flat_map(|v| v.split(','))
-                .filter_map(|entry| entry.trim().parse::<IpAddr>().ok())
-                .last();
+                .next_back()
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.rsplit(',').next())
+                .and_then(|entry| entry.trim().parse::<IpAddr>().ok());
             if let Some(ip) = forwarded {
                 return Ok(ClientIp(ip));
             }
@@ -202,13 +203,12 @@ pub fn check_same_origin(headers: &HeaderMap, public_origin: Option<&str>) -> Re
 /// Middleware: refuses state-changing requests from other sites (see
 /// [`check_same_origin`]).
 pub async fn csrf_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if !is_safe(request.method()) {
-        if let Err(error) =
+    if !is_safe(request.method())
+        && let Err(error) =
             check_same_origin(request.headers(), state.config.public_origin.as_deref())
-        {
-            tracing::warn!(method = %request.method(), path = request.uri().path(), "cross-origin request refused");
-            return error.into_response();
-        }
+    {
+        tracing::warn!(method = %request.method(), path = request.uri().path(), "cross-origin request refused");
+        return error.into_response();
     }
     next.run(request).await
 }

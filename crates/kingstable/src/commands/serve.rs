@@ -53,10 +53,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .public_url
         .map(|url| url.trim_end_matches('/').to_owned())
         .filter(|url| !url.is_empty());
-    if let Some(origin) = &public_origin {
-        if !(origin.starts_with("http://") || origin.starts_with("https://")) {
-            anyhow::bail!("--public-url must start with http:// or https:// (got {origin})");
-        }
+    if let Some(origin) = &public_origin
+        && !(origin.starts_with("http://") || origin.starts_with("https://"))
+    {
+        anyhow::bail!("--public-url must start with http:// or https:// (got {origin})");
     }
     let database = args.database.to_string();
     let config = Config {

@@ -23,6 +23,21 @@ use crate::security::{csrf_guard, response_headers};
 use crate::state::AppState;
 use crate::web::static_file;
 
+/// Every endpoint as (method, path), as `docs/API.md` documents them; a test checks that
+/// each one is routed and documented.
+pub const ENDPOINTS: &[(&str, &str)] = &[
+    ("GET", "/health"),
+    ("GET", "/metrics"),
+    ("GET", "/api/whoami"),
+    ("POST", "/api/guest"),
+    ("POST", "/api/account/signup"),
+    ("POST", "/api/account/signin"),
+    ("POST", "/api/account/signout"),
+    ("POST", "/api/account/signout-everywhere"),
+    ("POST", "/api/account/password"),
+    ("GET", "/api/players/{name}"),
+];
+
 /// The whole application: the API, `/health`, `/metrics`, and the web client for every
 /// other path.
 pub fn router(state: AppState) -> Router {

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::net::SocketAddr;
 
 use reqwest::header::{CONTENT_TYPE, COOKIE, HeaderMap, ORIGIN, SET_COOKIE};
@@ -49,7 +50,11 @@ impl Database {
                         std::env::var("KINGSTABLE_REQUIRE_POSTGRES").as_deref() != Ok("1"),
                         "KINGSTABLE_REQUIRE_POSTGRES=1 but KINGSTABLE_TEST_POSTGRES is not set"
                     );
-                    eprintln!("skipped: KINGSTABLE_TEST_POSTGRES is not set (see .ci/postgres.sh)");
+                    // Straight to stderr, past the test harness's capture, so it is seen.
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "skipped: KINGSTABLE_TEST_POSTGRES is not set (see .ci/postgres.sh)"
+                    );
                     return None;
                 };
                 // Each test gets its own schema: tests run in parallel on one database.
