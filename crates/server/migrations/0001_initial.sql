@@ -18,7 +18,6 @@ CREATE TABLE sessions (
     token_hash   TEXT PRIMARY KEY,
     user_id      TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     created_at   BIGINT NOT NULL,
-    last_seen_at BIGINT NOT NULL,
     expires_at   BIGINT NOT NULL
 );
 CREATE INDEX sessions_by_user ON sessions (user_id);
@@ -30,8 +29,7 @@ CREATE TABLE guests (
     name         TEXT NOT NULL UNIQUE,
     token_hash   TEXT NOT NULL UNIQUE,
     user_id      TEXT REFERENCES users (id) ON DELETE SET NULL,
-    created_at   BIGINT NOT NULL,
-    last_seen_at BIGINT NOT NULL
+    created_at   BIGINT NOT NULL
 );
 
 -- Games, live and finished. Each side (first = tafl attackers / Camelot White, second =
@@ -95,18 +93,21 @@ CREATE TABLE ratings (
     PRIMARY KEY (user_id, kind)
 );
 
--- Each user's rating after each rated game.
+-- Each user's rating after each rated game. `game_number` counts the user's rated games
+-- of that kind (1 for the first): it orders the history even when games end in the same
+-- millisecond.
 CREATE TABLE rating_history (
     user_id     TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     game_id     TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
     kind        TEXT NOT NULL,
+    game_number BIGINT NOT NULL,
     rating      DOUBLE PRECISION NOT NULL,
     deviation   DOUBLE PRECISION NOT NULL,
     volatility  DOUBLE PRECISION NOT NULL,
     recorded_at BIGINT NOT NULL,
     PRIMARY KEY (user_id, game_id)
 );
-CREATE INDEX rating_history_by_user_kind ON rating_history (user_id, kind, recorded_at);
+CREATE INDEX rating_history_by_user ON rating_history (user_id, recorded_at, game_number);
 
 -- Open challenges in the lobby. The creator is a user or a guest; `side` is the side the
 -- creator plays (first | second | random). Accepting one creates a game.

@@ -812,3 +812,25 @@ async fn secure_cookies_when_configured() {
     );
     server.stop().await;
 }
+
+async fn garbage_on_the_socket_does_not_hurt(db: Database) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start(&db).await;
+    for junk in [
+        b"\x00\x01\x02\xff\xfe not http at all\r\n\r\n".to_vec(),
+        b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: ".iter().copied().chain(std::iter::repeat_n(b'a', 200_000)).chain(*b"\r\n\r\n").collect(),
+        b"POST /api/account/signin HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n{".to_vec(),
+        b"GET /%%%%/../\xc3\x28 HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+    ] {
+        let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let _ = stream.write_all(&junk).await;
+        let _ = stream.shutdown().await;
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+        let text = String::from_utf8_lossy(&answer);
+        assert!(!text.contains("panicked"), "{text}");
+    }
+    assert_eq!(server.client().get("/health").await.status, StatusCode::OK);
+    server.stop().await;
+}
+both!(garbage, garbage_on_the_socket_does_not_hurt);

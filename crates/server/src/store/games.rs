@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use game::{EndReason, GameKind, Outcome, Player};
 use serde::Serialize;
+use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
@@ -28,7 +29,7 @@ pub enum Seat {
 }
 
 impl Seat {
-    fn columns(&self) -> (Option<&str>, Option<&str>, Option<i64>) {
+    pub(super) fn columns(&self) -> (Option<&str>, Option<&str>, Option<i64>) {
         match self {
             Seat::Open => (None, None, None),
             Seat::User(id) => (Some(id), None, None),
@@ -307,6 +308,47 @@ fn parse_result(text: &str) -> Result<Option<Player>, StoreError> {
     }
 }
 
+/// Inserts a new game row with id `id`.
+pub(super) async fn insert_game(
+    conn: &mut AnyConnection,
+    id: &str,
+    game: &NewGame,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    let (fu, fg, fa) = game.first.columns();
+    let (su, sg, sa) = game.second.columns();
+    let status = if game.first == Seat::Open || game.second == Seat::Open {
+        GameStatus::Waiting
+    } else {
+        GameStatus::Playing
+    };
+    sqlx::query(
+        "INSERT INTO games (id, kind, first_user_id, first_guest_id, first_ai_level, \
+         second_user_id, second_guest_id, second_ai_level, time_control, rated, status, \
+         result, reason, start_position, session_state, ply_count, created_at, updated_at, \
+         finished_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, NULL, $12, $13, 0, \
+         $14, $14, NULL)",
+    )
+    .bind(id)
+    .bind(game.kind.as_str())
+    .bind(fu)
+    .bind(fg)
+    .bind(fa)
+    .bind(su)
+    .bind(sg)
+    .bind(sa)
+    .bind(&game.time_control)
+    .bind(i64::from(game.rated))
+    .bind(status.as_str())
+    .bind(&game.start_position)
+    .bind(game.session_state.as_deref())
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// The column names of one side's seat (static text: never built from input).
 const fn seat_columns(player: Player) -> (&'static str, &'static str, &'static str) {
     match player {
@@ -322,43 +364,16 @@ impl Store {
     /// # Errors
     /// On a database failure (a player id that does not exist is one).
     pub async fn create_game(&self, game: &NewGame, now: i64) -> Result<GameRecord, StoreError> {
-        let (fu, fg, fa) = game.first.columns();
-        let (su, sg, sa) = game.second.columns();
-        let status = if game.first == Seat::Open || game.second == Seat::Open {
-            GameStatus::Waiting
-        } else {
-            GameStatus::Playing
-        };
         for _ in 0..8 {
             let id = random_id(8);
-            let inserted = sqlx::query(
-                "INSERT INTO games (id, kind, first_user_id, first_guest_id, first_ai_level, \
-                 second_user_id, second_guest_id, second_ai_level, time_control, rated, status, \
-                 result, reason, start_position, session_state, ply_count, created_at, \
-                 updated_at, finished_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, NULL, $12, $13, 0, \
-                 $14, $14, NULL)",
-            )
-            .bind(&id)
-            .bind(game.kind.as_str())
-            .bind(fu)
-            .bind(fg)
-            .bind(fa)
-            .bind(su)
-            .bind(sg)
-            .bind(sa)
-            .bind(&game.time_control)
-            .bind(i64::from(game.rated))
-            .bind(status.as_str())
-            .bind(&game.start_position)
-            .bind(game.session_state.as_deref())
-            .bind(now)
-            .execute(&self.pool)
-            .await;
+            // The connection goes back to the pool before the game is read back (SQLite
+            // has only one).
+            let inserted = {
+                let mut conn = self.pool.acquire().await?;
+                insert_game(&mut conn, &id, game, now).await
+            };
             match inserted {
-                Ok(_) => {
-                    return self.game(&id).await?.ok_or(StoreError::NotFound("game"));
-                }
+                Ok(()) => return self.game(&id).await?.ok_or(StoreError::NotFound("game")),
                 // An id clash (about 1 in 2^47 per pair of games) is retried.
                 Err(e) if is_unique_violation(&e) => continue,
                 Err(e) => return Err(e.into()),

@@ -9,6 +9,7 @@
 //! SQLite runs with one connection in WAL mode: SQLite has one writer at a time anyway,
 //! and a single connection never fails a transaction with "database is locked".
 
+mod challenges;
 mod games;
 mod players;
 mod ratings;
@@ -22,6 +23,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
 
+pub use challenges::{Challenge, ChallengeSide, ChallengeStatus, NewChallenge};
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, Seat, SeatRecord, StoredMove, result_str,
 };

@@ -59,6 +59,7 @@ pub struct RatingHistoryPoint {
 /// One stored rating row as read inside a rating update.
 struct Current {
     rating: Rating,
+    games: i64,
     wins: i64,
     losses: i64,
     draws: i64,
@@ -71,7 +72,7 @@ async fn current(
     kind: GameKind,
 ) -> Result<Option<Current>, StoreError> {
     let row = sqlx::query(
-        "SELECT rating, deviation, volatility, wins, losses, draws, revision FROM ratings \
+        "SELECT rating, deviation, volatility, wins, losses, draws, revision, games FROM ratings \
          WHERE user_id = $1 AND kind = $2",
     )
     .bind(user_id)
@@ -89,6 +90,7 @@ async fn current(
             losses: row.try_get(4)?,
             draws: row.try_get(5)?,
             revision: row.try_get(6)?,
+            games: row.try_get(7)?,
         })
     })
     .transpose()
@@ -122,6 +124,7 @@ pub(super) async fn apply_game_ratings(
             None => (0, 0, 1),
         };
         let new = after[index];
+        let game_number = stored.as_ref().map_or(1, |c| c.games + 1);
         let written = match stored {
             Some(c) => {
                 sqlx::query(
@@ -167,12 +170,13 @@ pub(super) async fn apply_game_ratings(
             return Ok(None);
         }
         sqlx::query(
-            "INSERT INTO rating_history (user_id, game_id, kind, rating, deviation, volatility, \
-             recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO rating_history (user_id, game_id, kind, game_number, rating, deviation, \
+             volatility, recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(users[index])
         .bind(game_id)
         .bind(kind.as_str())
+        .bind(game_number)
         .bind(new.rating)
         .bind(new.deviation)
         .bind(new.volatility)
@@ -239,7 +243,7 @@ impl Store {
     ) -> Result<Vec<RatingHistoryPoint>, StoreError> {
         let rows = sqlx::query(
             "SELECT kind, game_id, rating, deviation, recorded_at FROM rating_history \
-             WHERE user_id = $1 ORDER BY recorded_at DESC, game_id DESC LIMIT $2",
+             WHERE user_id = $1 ORDER BY recorded_at DESC, game_number DESC LIMIT $2",
         )
         .bind(user_id)
         .bind(limit)

@@ -200,8 +200,8 @@ impl Store {
         expires_at: i64,
     ) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) \
-             VALUES ($1, $2, $3, $3, $4)",
+            "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4)",
         )
         .bind(token_hash)
         .bind(user_id)
@@ -272,8 +272,8 @@ impl Store {
                 created_at: now,
             };
             let inserted = sqlx::query(
-                "INSERT INTO guests (id, name, token_hash, user_id, created_at, last_seen_at) \
-                 VALUES ($1, $2, $3, NULL, $4, $4)",
+                "INSERT INTO guests (id, name, token_hash, user_id, created_at) \
+                 VALUES ($1, $2, $3, NULL, $4)",
             )
             .bind(&guest.id)
             .bind(&guest.name)
