@@ -141,26 +141,38 @@ impl fmt::Debug for Password {
     }
 }
 
+/// Runs password work (hashing, verifying) on the blocking pool, a few at a time.
+async fn hashing<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = state
+        .hashing
+        .acquire()
+        .await
+        .map_err(|e| ApiError::internal(&e))?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::internal(&e))
+}
+
+/// An argon2id hash of `password` with a fresh salt, in PHC string form.
+fn argon2_hash(password: &[u8]) -> Result<String, argon2::password_hash::Error> {
+    let salt = SaltString::generate(&mut OsRng);
+    Argon2::default()
+        .hash_password(password, &salt)
+        .map(|hash| hash.to_string())
+}
+
 /// Hashes a password with argon2id (the crate's defaults: 19 MiB, 2 passes, 1 lane —
 /// OWASP's recommendation) off the async runtime.
 ///
 /// # Errors
 /// `internal` if hashing fails.
 pub async fn hash_password(state: &AppState, password: Password) -> Result<String, ApiError> {
-    let _permit = state
-        .hashing
-        .acquire()
-        .await
-        .map_err(|e| ApiError::internal(&e))?;
-    tokio::task::spawn_blocking(move || {
-        let salt = SaltString::generate(&mut OsRng);
-        Argon2::default()
-            .hash_password(password.0.as_bytes(), &salt)
-            .map(|hash| hash.to_string())
-            .map_err(|e| ApiError::internal(&e))
-    })
-    .await
-    .map_err(|e| ApiError::internal(&e))?
+    hashing(state, move || argon2_hash(password.0.as_bytes()))
+        .await?
+        .map_err(|e| ApiError::internal(&e))
 }
 
 /// Whether `password` matches `hash`. With no hash (no such user) it still spends the
@@ -173,12 +185,7 @@ pub async fn verify_password(
     password: Password,
     hash: Option<String>,
 ) -> Result<bool, ApiError> {
-    let _permit = state
-        .hashing
-        .acquire()
-        .await
-        .map_err(|e| ApiError::internal(&e))?;
-    tokio::task::spawn_blocking(move || {
+    hashing(state, move || {
         let exists = hash.is_some();
         let hash = hash.unwrap_or_else(|| dummy_hash().to_owned());
         let matches = PasswordHash::new(&hash).is_ok_and(|parsed| {
@@ -189,19 +196,12 @@ pub async fn verify_password(
         exists && matches
     })
     .await
-    .map_err(|e| ApiError::internal(&e))
 }
 
 /// A hash of a random password, to verify against when there is no account.
 fn dummy_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
-    HASH.get_or_init(|| {
-        let salt = SaltString::generate(&mut OsRng);
-        Argon2::default()
-            .hash_password(new_token().as_bytes(), &salt)
-            .map(|hash| hash.to_string())
-            .unwrap_or_default()
-    })
+    HASH.get_or_init(|| argon2_hash(new_token().as_bytes()).unwrap_or_default())
 }
 
 /// A new secret token: 32 random bytes, URL-safe base64 (43 characters).
