@@ -198,6 +198,10 @@ enum Command {
     /// Play in the terminal against the AI or another person: a full-screen board, or
     /// plain lines (moves in, moves out) when stdout is not a terminal.
     Play(play::PlayArgs),
+    /// Run the game server: the web client, the JSON API and the database (a SQLite file
+    /// by default, or PostgreSQL). Prints the URL to open; Ctrl-C or SIGTERM stops it
+    /// gracefully.
+    Serve(commands::serve::ServeArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -403,6 +407,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench { depth, threads } => commands::bench::run(depth, threads)?,
         Command::Engine(args) => commands::engine::run(&args)?,
         Command::Play(args) => play::run(&args)?,
+        Command::Serve(args) => commands::serve::run(args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,3 +7,4 @@ pub mod engine;
 pub mod moves;
 pub mod perft;
 pub mod replay;
+pub mod serve;

@@ -1,0 +1,43 @@
+//! Player pages.
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+
+use super::ApiPath;
+use super::views::GameSummary;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::{OpponentRecord, RatingHistoryPoint, RatingRecord};
+
+/// `GET /api/players/{name}`.
+#[derive(Serialize)]
+pub struct ProfileView {
+    name: String,
+    created_at: i64,
+    ratings: Vec<RatingRecord>,
+    rating_history: Vec<RatingHistoryPoint>,
+    opponents: Vec<OpponentRecord>,
+    recent_games: Vec<GameSummary>,
+}
+
+/// `GET /api/players/{name}`: ratings per game, rating history, record against each
+/// opponent, recent games.
+pub async fn profile(
+    State(state): State<AppState>,
+    ApiPath(name): ApiPath<String>,
+) -> Result<Json<ProfileView>, ApiError> {
+    let profile = state
+        .store
+        .profile(&name)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no player named {name}")))?;
+    Ok(Json(ProfileView {
+        name: profile.user.username,
+        created_at: profile.user.created_at,
+        ratings: profile.ratings,
+        rating_history: profile.history,
+        opponents: profile.opponents,
+        recent_games: profile.recent_games.iter().map(GameSummary::from).collect(),
+    }))
+}

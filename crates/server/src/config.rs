@@ -1,0 +1,295 @@
+//! The server's settings: where it listens, which database it uses, and its limits.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Everything `kingstable serve` can be told. [`Config::default`] is what it runs with
+/// when given no options.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address and port to listen on.
+    pub addr: SocketAddr,
+    /// The database: a SQLite file (created if missing) or a PostgreSQL server.
+    pub database: DatabaseUrl,
+    /// Most database connections to hold open (PostgreSQL; SQLite always uses one
+    /// writer, see [`crate::store`]).
+    pub max_connections: u32,
+    /// Mark cookies `Secure` (send them over HTTPS only): set it when the site is served
+    /// over HTTPS, as it must be anywhere but on one's own machine.
+    pub secure_cookies: bool,
+    /// The origin players open (`https://tafl.example.org`) when it is not the address
+    /// the server listens on, e.g. behind a reverse proxy. State-changing requests from
+    /// this origin are accepted besides those from the request's own `Host`.
+    pub public_origin: Option<String>,
+    /// Take the client's address from the last `X-Forwarded-For` entry (set only behind
+    /// a reverse proxy that writes it), for rate limits and logs.
+    pub trust_proxy: bool,
+    /// Largest request body accepted, in bytes.
+    pub body_limit: usize,
+    /// How long a sign-in lasts.
+    pub session_lifetime: Duration,
+    /// Rate limits.
+    pub limits: RateLimits,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            database: DatabaseUrl::default(),
+            max_connections: 10,
+            secure_cookies: false,
+            public_origin: None,
+            trust_proxy: false,
+            body_limit: 64 * 1024,
+            session_lifetime: Duration::from_secs(30 * 24 * 3600),
+            limits: RateLimits::default(),
+        }
+    }
+}
+
+/// One rate limit: `burst` requests at once, then one more each `period` (a token
+/// bucket, per client address unless said otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests allowed in a burst.
+    pub burst: u32,
+    /// Time for one more request to be allowed.
+    pub period: Duration,
+}
+
+impl RateLimit {
+    /// `burst` at once, then one each `period`.
+    #[must_use]
+    pub const fn new(burst: u32, period: Duration) -> RateLimit {
+        RateLimit { burst, period }
+    }
+}
+
+/// The rate limits of the endpoints that invite abuse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimits {
+    /// Sign-in attempts per client address.
+    pub sign_in: RateLimit,
+    /// Sign-in attempts per account name (guessing one account's password from many
+    /// addresses).
+    pub sign_in_account: RateLimit,
+    /// Accounts created per client address.
+    pub sign_up: RateLimit,
+    /// Guest identities created per client address.
+    pub guest: RateLimit,
+    /// Challenges created per client address.
+    pub challenge: RateLimit,
+    /// Messages per WebSocket connection.
+    pub socket_messages: RateLimit,
+}
+
+impl Default for RateLimits {
+    fn default() -> RateLimits {
+        RateLimits {
+            sign_in: RateLimit::new(10, Duration::from_secs(6)),
+            sign_in_account: RateLimit::new(10, Duration::from_secs(30)),
+            sign_up: RateLimit::new(10, Duration::from_secs(360)),
+            guest: RateLimit::new(30, Duration::from_secs(20)),
+            challenge: RateLimit::new(20, Duration::from_secs(3)),
+            socket_messages: RateLimit::new(60, Duration::from_millis(50)),
+        }
+    }
+}
+
+/// Which database program a [`DatabaseUrl`] names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// A SQLite file, the default: nothing else to run.
+    Sqlite,
+    /// A PostgreSQL server: for more than one server process.
+    Postgres,
+}
+
+impl Backend {
+    /// `sqlite` or `postgres`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        }
+    }
+}
+
+/// A database address: `postgres://user:password@host/db`, `sqlite:path/file.db`, or a
+/// plain file path (SQLite). A SQLite file is created when missing.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DatabaseUrl {
+    backend: Backend,
+    url: String,
+}
+
+/// The reason a database address was not understood.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DatabaseUrlError {
+    /// Nothing was given.
+    #[error("the database address is empty")]
+    Empty,
+    /// A scheme other than `sqlite:` and `postgres://`.
+    #[error(
+        "unsupported database `{0}:` (use a SQLite file path, `sqlite:FILE` or `postgres://…`)"
+    )]
+    UnsupportedScheme(String),
+}
+
+impl DatabaseUrl {
+    /// The SQLite file at `path` (created when missing).
+    #[must_use]
+    pub fn sqlite_file(path: &std::path::Path) -> DatabaseUrl {
+        DatabaseUrl {
+            backend: Backend::Sqlite,
+            url: format!("sqlite://{}?mode=rwc", path.display()),
+        }
+    }
+
+    /// The database program.
+    #[must_use]
+    pub const fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The full address, password included: for connecting, never for printing.
+    #[must_use]
+    pub fn connection_string(&self) -> &str {
+        &self.url
+    }
+}
+
+impl Default for DatabaseUrl {
+    /// `kingstable.db` in the working directory.
+    fn default() -> DatabaseUrl {
+        DatabaseUrl::sqlite_file(std::path::Path::new("kingstable.db"))
+    }
+}
+
+impl FromStr for DatabaseUrl {
+    type Err = DatabaseUrlError;
+
+    fn from_str(text: &str) -> Result<DatabaseUrl, DatabaseUrlError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(DatabaseUrlError::Empty);
+        }
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            return Ok(DatabaseUrl {
+                backend: Backend::Postgres,
+                url: text.to_owned(),
+            });
+        }
+        if let Some(rest) = text.strip_prefix("sqlite:") {
+            let mut url = format!("sqlite:{rest}");
+            if !rest.contains("mode=") {
+                url.push(if rest.contains('?') { '&' } else { '?' });
+                url.push_str("mode=rwc");
+            }
+            return Ok(DatabaseUrl {
+                backend: Backend::Sqlite,
+                url,
+            });
+        }
+        // A scheme such as `mysql://` is refused; anything else is a file path (which on
+        // Windows may itself contain `C:`).
+        if let Some((scheme, _)) = text.split_once("://") {
+            return Err(DatabaseUrlError::UnsupportedScheme(scheme.to_owned()));
+        }
+        Ok(DatabaseUrl::sqlite_file(std::path::Path::new(text)))
+    }
+}
+
+/// Shown with any password replaced by `***`, so addresses can be logged.
+impl fmt::Display for DatabaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.backend {
+            Backend::Sqlite => {
+                let shown = self.url.split('?').next().unwrap_or(&self.url);
+                f.write_str(shown)
+            }
+            Backend::Postgres => f.write_str(&redact_password(&self.url)),
+        }
+    }
+}
+
+impl fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DatabaseUrl({self})")
+    }
+}
+
+/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`; also hides a
+/// `password=` query parameter.
+fn redact_password(url: &str) -> String {
+    let mut out = url.to_owned();
+    if let Some(scheme_end) = out.find("://") {
+        let authority_start = scheme_end + 3;
+        let authority_end = out[authority_start..]
+            .find(['/', '?'])
+            .map_or(out.len(), |i| authority_start + i);
+        if let Some(at) = out[authority_start..authority_end].rfind('@') {
+            let userinfo = &out[authority_start..authority_start + at];
+            if let Some(colon) = userinfo.find(':') {
+                let from = authority_start + colon + 1;
+                out.replace_range(from..authority_start + at, "***");
+            }
+        }
+    }
+    if let Some(query_start) = out.find('?') {
+        let (head, query) = out.split_at(query_start + 1);
+        let query: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                _ => pair.to_owned(),
+            })
+            .collect();
+        out = format!("{head}{}", query.join("&"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn database_url_forms() {
+        let plain: DatabaseUrl = "games.db".parse().unwrap();
+        assert_eq!(plain.backend(), Backend::Sqlite);
+        assert_eq!(plain.connection_string(), "sqlite://games.db?mode=rwc");
+        let sqlite: DatabaseUrl = "sqlite:/tmp/x.db?mode=ro".parse().unwrap();
+        assert_eq!(sqlite.connection_string(), "sqlite:/tmp/x.db?mode=ro");
+        let pg: DatabaseUrl = "postgresql://u:pw@h:5432/db".parse().unwrap();
+        assert_eq!(pg.backend(), Backend::Postgres);
+        assert_eq!(
+            "mysql://x".parse::<DatabaseUrl>(),
+            Err(DatabaseUrlError::UnsupportedScheme("mysql".into()))
+        );
+        assert_eq!("  ".parse::<DatabaseUrl>(), Err(DatabaseUrlError::Empty));
+    }
+
+    #[test]
+    fn database_url_display_hides_passwords() {
+        let pg: DatabaseUrl = "postgres://kt:s3cret@db.local:5432/kt?password=two&sslmode=disable"
+            .parse()
+            .unwrap();
+        let shown = pg.to_string();
+        assert!(
+            !shown.contains("s3cret") && !shown.contains("two"),
+            "{shown}"
+        );
+        assert_eq!(
+            shown,
+            "postgres://kt:***@db.local:5432/kt?password=***&sslmode=disable"
+        );
+        assert!(!format!("{pg:?}").contains("s3cret"));
+        let no_password: DatabaseUrl = "postgres://kt@localhost/kt".parse().unwrap();
+        assert_eq!(no_password.to_string(), "postgres://kt@localhost/kt");
+    }
+}

@@ -1,0 +1,215 @@
+//! Kingstable's game server: `kingstable serve`.
+//!
+//! An axum application on tokio over one storage interface for SQLite (the default: a
+//! file in the working directory) and PostgreSQL ([`store`]). It holds accounts and
+//! guests ([`auth`]), Glicko-2 ratings ([`ratings`]), the JSON API ([`api`], documented in
+//! `docs/API.md`), CSRF checks and rate limits ([`security`]), Prometheus metrics
+//! ([`metrics`]) and the embedded web client.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), server::ServerError> {
+//! let config = server::Config {
+//!     addr: "127.0.0.1:0".parse().unwrap(),
+//!     database: "sqlite:/tmp/kingstable-demo.db".parse().unwrap(),
+//!     ..server::Config::default()
+//! };
+//! let server = server::Server::bind(config).await?;
+//! println!("open {}", server.url());
+//! server.run(server::shutdown_signal()).await?;
+//! # Ok(()) }
+//! ```
+
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod error;
+pub mod logging;
+pub mod metrics;
+pub mod ratings;
+pub mod security;
+mod state;
+pub mod store;
+pub mod web;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+pub use config::{Backend, Config, DatabaseUrl, RateLimit, RateLimits};
+pub use error::{ApiError, ErrorCode, ServerError};
+pub use state::{AppState, Shared};
+pub use store::Store;
+
+/// How long shutdown waits for long-lived tasks (game owners, sockets) to finish.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// How often expired sign-ins and idle rate-limit keys are cleared away.
+const MAINTENANCE_PERIOD: Duration = Duration::from_secs(60);
+
+/// A server with its database open and its address bound, not yet serving.
+#[derive(Debug)]
+pub struct Server {
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    local_addr: SocketAddr,
+}
+
+impl Server {
+    /// Opens (and migrates) the database and binds the address.
+    ///
+    /// # Errors
+    /// When the database cannot be opened or migrated, or the address cannot be bound.
+    pub async fn bind(config: Config) -> Result<Server, ServerError> {
+        let store = Store::open(&config.database, config.max_connections).await?;
+        tracing::info!(database = %config.database, "database ready");
+        let listener = tokio::net::TcpListener::bind(config.addr)
+            .await
+            .map_err(|source| ServerError::Bind {
+                addr: config.addr,
+                source,
+            })?;
+        let local_addr = listener.local_addr()?;
+        Ok(Server {
+            listener,
+            state: AppState::new(config, store),
+            local_addr,
+        })
+    }
+
+    /// The address actually bound (the port chosen when the configuration said 0).
+    #[must_use]
+    pub const fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The URL to open in a browser: the public origin if configured, else this
+    /// address (`127.0.0.1` for an address that listens on every interface).
+    #[must_use]
+    pub fn url(&self) -> String {
+        if let Some(origin) = &self.state.config.public_origin {
+            return format!("{}/", origin.trim_end_matches('/'));
+        }
+        let mut addr = self.local_addr;
+        if addr.ip().is_unspecified() {
+            addr.set_ip(if addr.is_ipv4() {
+                std::net::Ipv4Addr::LOCALHOST.into()
+            } else {
+                std::net::Ipv6Addr::LOCALHOST.into()
+            });
+        }
+        format!("http://{addr}/")
+    }
+
+    /// The shared state (the live layer registers its parts here).
+    #[must_use]
+    pub const fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serves until `shutdown` completes, then shuts down gracefully: stops accepting,
+    /// lets requests in flight finish, cancels [`Shared::shutdown`] and waits (up to
+    /// [`SHUTDOWN_GRACE`]) for the tasks in [`Shared::tasks`], and closes the database.
+    ///
+    /// # Errors
+    /// When serving fails.
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        let state = self.state;
+        spawn_maintenance(&state);
+        let app = api::router(state.clone());
+        let token = state.shutdown.clone();
+        let served = axum::serve(
+            self.listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                () = shutdown => tracing::info!("shutting down"),
+                () = token.cancelled() => {}
+            }
+            token.cancel();
+        })
+        .await;
+        state.shutdown.cancel();
+        state.tasks.close();
+        if tokio::time::timeout(SHUTDOWN_GRACE, state.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                tasks = state.tasks.len(),
+                "tasks still running after the grace period"
+            );
+        }
+        state.store.close().await;
+        tracing::info!("stopped");
+        served.map_err(ServerError::from)
+    }
+}
+
+/// Clears expired sign-ins and idle rate-limit keys every minute until shutdown.
+fn spawn_maintenance(state: &AppState) {
+    let state_for_task = state.clone();
+    state.tasks.spawn(async move {
+        let state = state_for_task;
+        let mut tick = tokio::time::interval(MAINTENANCE_PERIOD);
+        loop {
+            tokio::select! {
+                () = state.shutdown.cancelled() => break,
+                _ = tick.tick() => {
+                    state.limiters.forget_idle();
+                    if let Err(error) = state.store.delete_expired_sessions(store::now_ms()).await {
+                        tracing::warn!(error = %error::error_chain(&error), "clearing expired sign-ins");
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}
+
+/// Runs the server on a new multi-threaded runtime until Ctrl-C or SIGTERM; `on_ready`
+/// gets the URL to open once the database is ready and the address bound. For the
+/// `kingstable serve` command.
+///
+/// # Errors
+/// When the runtime cannot start, or as [`Server::bind`] and [`Server::run`].
+pub fn run_blocking(config: Config, on_ready: impl FnOnce(&str)) -> Result<(), ServerError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("kingstable-server")
+        .build()?;
+    runtime.block_on(async {
+        let server = Server::bind(config).await?;
+        on_ready(&server.url());
+        server.run(shutdown_signal()).await
+    })
+}

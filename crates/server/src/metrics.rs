@@ -1,0 +1,226 @@
+//! Prometheus metrics (`GET /metrics`, text format). The live layer updates the gauges
+//! and counters; this module keeps them and writes them out.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use axum::http::StatusCode;
+use prometheus::{
+    Encoder, Gauge, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+};
+
+/// Seconds over which `kingstable_moves_per_second` is averaged.
+pub const MOVE_RATE_WINDOW_SECS: u64 = 60;
+
+/// The label values of `kingstable_http_responses_total`.
+const HTTP_CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
+
+/// The server's metrics, in their own registry (so several servers in one process, as in
+/// tests, do not share counts).
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    /// Games being played now (`kingstable_live_games`).
+    pub live_games: IntGauge,
+    /// Open WebSocket connections (`kingstable_sockets`).
+    pub sockets: IntGauge,
+    /// Moves played since start (`kingstable_moves_total`); use [`Metrics::move_played`].
+    pub moves: IntCounter,
+    /// AI searches waiting for a worker (`kingstable_ai_queue_length`).
+    pub ai_queue: IntGauge,
+    moves_per_second: Gauge,
+    http_responses: IntCounterVec,
+    started: Instant,
+    window: Mutex<MoveWindow>,
+}
+
+impl Metrics {
+    /// Fresh metrics, all zero.
+    ///
+    /// # Panics
+    /// Never: the metric names are fixed and valid.
+    #[must_use]
+    pub fn new() -> Metrics {
+        let registry = Registry::new();
+        let live_games = IntGauge::new("kingstable_live_games", "Games being played now.")
+            .expect("valid metric");
+        let sockets = IntGauge::new("kingstable_sockets", "Open WebSocket connections.")
+            .expect("valid metric");
+        let moves = IntCounter::new(
+            "kingstable_moves_total",
+            "Moves played since the server started.",
+        )
+        .expect("valid metric");
+        let ai_queue = IntGauge::new(
+            "kingstable_ai_queue_length",
+            "AI searches waiting for a worker thread.",
+        )
+        .expect("valid metric");
+        let moves_per_second = Gauge::new(
+            "kingstable_moves_per_second",
+            "Moves per second, averaged over the last minute.",
+        )
+        .expect("valid metric");
+        let http_responses = IntCounterVec::new(
+            Opts::new(
+                "kingstable_http_responses_total",
+                "HTTP responses by status class.",
+            ),
+            &["class"],
+        )
+        .expect("valid metric");
+        for metric in [
+            Box::new(live_games.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(sockets.clone()),
+            Box::new(moves.clone()),
+            Box::new(ai_queue.clone()),
+            Box::new(moves_per_second.clone()),
+            Box::new(http_responses.clone()),
+        ] {
+            registry
+                .register(metric)
+                .expect("metric names are distinct");
+        }
+        // Every class from the start, so a scrape shows zeros rather than nothing.
+        for class in HTTP_CLASSES {
+            http_responses.with_label_values(&[class]);
+        }
+        Metrics {
+            registry,
+            live_games,
+            sockets,
+            moves,
+            ai_queue,
+            moves_per_second,
+            http_responses,
+            started: Instant::now(),
+            window: Mutex::new(MoveWindow::default()),
+        }
+    }
+
+    /// Counts one move played now.
+    pub fn move_played(&self) {
+        self.moves.inc();
+        let second = self.started.elapsed().as_secs();
+        self.window
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .record(second);
+    }
+
+    /// Counts one HTTP response.
+    pub fn http_response(&self, status: StatusCode) {
+        let class = match status.as_u16() {
+            100..=199 => HTTP_CLASSES[0],
+            200..=299 => HTTP_CLASSES[1],
+            300..=399 => HTTP_CLASSES[2],
+            400..=499 => HTTP_CLASSES[3],
+            _ => HTTP_CLASSES[4],
+        };
+        self.http_responses.with_label_values(&[class]).inc();
+    }
+
+    /// The metrics in Prometheus' text format.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let second = self.started.elapsed().as_secs();
+        let rate = self
+            .window
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .rate(second);
+        self.moves_per_second.set(rate);
+        let mut out = Vec::new();
+        // Encoding into a Vec only fails on a malformed metric family, which the fixed
+        // registry cannot produce.
+        if let Err(error) = TextEncoder::new().encode(&self.registry.gather(), &mut out) {
+            tracing::error!(%error, "encoding metrics");
+        }
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
+}
+
+/// Moves counted per second over the last [`MOVE_RATE_WINDOW_SECS`] seconds, in a ring
+/// of buckets (time passed in, so it is testable).
+#[derive(Debug)]
+struct MoveWindow {
+    /// (second, moves in it), indexed by second modulo the window.
+    buckets: [(u64, u64); MOVE_RATE_WINDOW_SECS as usize],
+}
+
+impl Default for MoveWindow {
+    fn default() -> MoveWindow {
+        MoveWindow {
+            buckets: [(0, 0); MOVE_RATE_WINDOW_SECS as usize],
+        }
+    }
+}
+
+impl MoveWindow {
+    fn record(&mut self, second: u64) {
+        let bucket = &mut self.buckets[(second % MOVE_RATE_WINDOW_SECS) as usize];
+        if bucket.0 == second {
+            bucket.1 += 1;
+        } else {
+            *bucket = (second, 1);
+        }
+    }
+
+    /// Average moves per second over the window ending with `now` (inclusive).
+    #[allow(clippy::cast_precision_loss)]
+    fn rate(&self, now: u64) -> f64 {
+        let oldest = now.saturating_sub(MOVE_RATE_WINDOW_SECS - 1);
+        let moves: u64 = self
+            .buckets
+            .iter()
+            .filter(|(second, count)| *count > 0 && (oldest..=now).contains(second))
+            .map(|(_, count)| count)
+            .sum();
+        moves as f64 / MOVE_RATE_WINDOW_SECS as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_rate_averages_over_the_last_minute() {
+        let mut window = MoveWindow::default();
+        for second in 0..60 {
+            window.record(second);
+            window.record(second);
+        }
+        assert!((window.rate(59) - 2.0).abs() < 1e-9);
+        // Thirty seconds later half of those moves are out of the window.
+        assert!((window.rate(89) - 1.0).abs() < 1e-9);
+        assert!(window.rate(200).abs() < 1e-9);
+        window.record(200);
+        assert!((window.rate(200) - 1.0 / 60.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn render_lists_every_metric() {
+        let metrics = Metrics::new();
+        metrics.live_games.set(3);
+        metrics.move_played();
+        metrics.http_response(StatusCode::OK);
+        let text = metrics.render();
+        for line in [
+            "kingstable_live_games 3",
+            "kingstable_sockets 0",
+            "kingstable_moves_total 1",
+            "kingstable_ai_queue_length 0",
+            "kingstable_http_responses_total{class=\"2xx\"} 1",
+        ] {
+            assert!(text.contains(line), "missing {line} in\n{text}");
+        }
+        assert!(text.contains("# TYPE kingstable_moves_per_second gauge"));
+    }
+}

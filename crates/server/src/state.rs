@@ -1,0 +1,63 @@
+//! What every request handler (and, later, every game task) shares.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config::Config;
+use crate::metrics::Metrics;
+use crate::security::Limiters;
+use crate::store::Store;
+
+/// The server's shared state; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct AppState(Arc<Shared>);
+
+/// The parts of [`AppState`].
+#[derive(Debug)]
+pub struct Shared {
+    /// The settings it runs with.
+    pub config: Config,
+    /// The database.
+    pub store: Store,
+    /// Prometheus metrics.
+    pub metrics: Metrics,
+    /// Rate limiters.
+    pub limiters: Limiters,
+    /// Cancelled when the server begins to shut down: long-lived tasks (game owners,
+    /// sockets) watch it, finish what they are writing, and end.
+    pub shutdown: CancellationToken,
+    /// Long-lived tasks spawned here are waited for (after `shutdown`) before the
+    /// database is closed.
+    pub tasks: TaskTracker,
+    /// Bounds concurrent password hashing (each takes ~19 MiB and a core for a while).
+    pub hashing: Semaphore,
+}
+
+impl AppState {
+    /// State for a server with this configuration and database.
+    #[must_use]
+    pub fn new(config: Config, store: Store) -> AppState {
+        let workers = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+        AppState(Arc::new(Shared {
+            limiters: Limiters::new(&config.limits),
+            config,
+            store,
+            metrics: Metrics::new(),
+            shutdown: CancellationToken::new(),
+            tasks: TaskTracker::new(),
+            hashing: Semaphore::new(workers.max(2)),
+        }))
+    }
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}

@@ -1,0 +1,277 @@
+//! Open challenges in the lobby: made by a user or a guest, accepted by anyone (which
+//! makes a game), or cancelled by their maker.
+
+use std::str::FromStr;
+
+use game::GameKind;
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use super::games::insert_game;
+use super::{
+    GameRecord, NewGame, Seat, SeatRecord, Store, StoreError, is_unique_violation, parse_column,
+    random_id,
+};
+
+/// The side the maker of a challenge plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChallengeSide {
+    /// The first player (tafl attackers, Camelot White).
+    First,
+    /// The second player.
+    Second,
+    /// Drawn by lot when the challenge is accepted.
+    Random,
+}
+
+impl ChallengeSide {
+    /// The stored and JSON name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ChallengeSide::First => "first",
+            ChallengeSide::Second => "second",
+            ChallengeSide::Random => "random",
+        }
+    }
+}
+
+impl FromStr for ChallengeSide {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<ChallengeSide, ()> {
+        match text {
+            "first" => Ok(ChallengeSide::First),
+            "second" => Ok(ChallengeSide::Second),
+            "random" => Ok(ChallengeSide::Random),
+            _ => Err(()),
+        }
+    }
+}
+
+/// Where a challenge is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChallengeStatus {
+    /// In the lobby, waiting for someone to accept it.
+    Open,
+    /// Accepted: its game exists.
+    Accepted,
+    /// Withdrawn by its maker.
+    Cancelled,
+}
+
+impl FromStr for ChallengeStatus {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<ChallengeStatus, ()> {
+        match text {
+            "open" => Ok(ChallengeStatus::Open),
+            "accepted" => Ok(ChallengeStatus::Accepted),
+            "cancelled" => Ok(ChallengeStatus::Cancelled),
+            _ => Err(()),
+        }
+    }
+}
+
+/// A challenge to store.
+#[derive(Clone, Debug)]
+pub struct NewChallenge {
+    /// Which game.
+    pub kind: GameKind,
+    /// The time control as the session crate writes it.
+    pub time_control: String,
+    /// The side the maker plays.
+    pub side: ChallengeSide,
+    /// Whether the game will be rated.
+    pub rated: bool,
+    /// Its maker: [`Seat::User`] or [`Seat::Guest`].
+    pub creator: Seat,
+}
+
+/// A stored challenge.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Challenge {
+    /// Random id.
+    pub id: String,
+    /// Which game.
+    pub kind: GameKind,
+    /// The time control text.
+    pub time_control: String,
+    /// The side the maker plays.
+    pub side: ChallengeSide,
+    /// Whether the game will be rated.
+    pub rated: bool,
+    /// Its maker, with their name.
+    pub creator: SeatRecord,
+    /// Where it is in its life.
+    pub status: ChallengeStatus,
+    /// The game it became, once accepted.
+    pub game_id: Option<String>,
+    /// When it was made (ms since the Unix epoch).
+    pub created_at: i64,
+}
+
+const CHALLENGE_SELECT: &str = "SELECT c.id, c.kind, c.time_control, c.side, c.rated, \
+    c.creator_user_id, u.username, c.creator_guest_id, q.name, c.status, c.game_id, \
+    c.created_at \
+    FROM challenges c \
+    LEFT JOIN users u ON u.id = c.creator_user_id \
+    LEFT JOIN guests q ON q.id = c.creator_guest_id";
+
+fn challenge_from_row(row: &AnyRow) -> Result<Challenge, StoreError> {
+    Ok(Challenge {
+        id: row.try_get(0)?,
+        kind: parse_column(row, 1)?,
+        time_control: row.try_get(2)?,
+        side: parse_column(row, 3)?,
+        rated: row.try_get::<i64, _>(4)? != 0,
+        creator: SeatRecord {
+            user_id: row.try_get(5)?,
+            username: row.try_get(6)?,
+            guest_id: row.try_get(7)?,
+            guest_name: row.try_get(8)?,
+            ai_level: None,
+        },
+        status: parse_column(row, 9)?,
+        game_id: row.try_get(10)?,
+        created_at: row.try_get(11)?,
+    })
+}
+
+/// The (user, guest) columns of a challenge's maker.
+fn creator_columns(seat: &Seat) -> Result<(Option<&str>, Option<&str>), StoreError> {
+    match seat.columns() {
+        (user @ Some(_), None, None) => Ok((user, None)),
+        (None, guest @ Some(_), None) => Ok((None, guest)),
+        _ => Err(StoreError::Conflict(
+            "a challenge is made by a user or a guest".into(),
+        )),
+    }
+}
+
+impl Store {
+    /// Puts a challenge in the lobby.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the maker is not a user or a guest; a database
+    /// failure.
+    pub async fn create_challenge(
+        &self,
+        challenge: &NewChallenge,
+        now: i64,
+    ) -> Result<Challenge, StoreError> {
+        let (user, guest) = creator_columns(&challenge.creator)?;
+        for _ in 0..8 {
+            let id = random_id(10);
+            let inserted = sqlx::query(
+                "INSERT INTO challenges (id, kind, time_control, side, rated, creator_user_id, \
+                 creator_guest_id, status, game_id, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', NULL, $8)",
+            )
+            .bind(&id)
+            .bind(challenge.kind.as_str())
+            .bind(&challenge.time_control)
+            .bind(challenge.side.as_str())
+            .bind(i64::from(challenge.rated))
+            .bind(user)
+            .bind(guest)
+            .bind(now)
+            .execute(&self.pool)
+            .await;
+            match inserted {
+                Ok(_) => {
+                    return self
+                        .challenge(&id)
+                        .await?
+                        .ok_or(StoreError::NotFound("challenge"));
+                }
+                Err(e) if is_unique_violation(&e) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Conflict("no free challenge id".into()))
+    }
+
+    /// The challenge with this id.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn challenge(&self, id: &str) -> Result<Option<Challenge>, StoreError> {
+        let row = sqlx::query(&format!("{CHALLENGE_SELECT} WHERE c.id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(challenge_from_row).transpose()
+    }
+
+    /// The open challenges, oldest first, at most `limit`.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn open_challenges(&self, limit: i64) -> Result<Vec<Challenge>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "{CHALLENGE_SELECT} WHERE c.status = 'open' ORDER BY c.created_at, c.id LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(challenge_from_row).collect()
+    }
+
+    /// Withdraws an open challenge; only its maker may.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when `by` has no open challenge with this id.
+    pub async fn cancel_challenge(&self, id: &str, by: &Seat) -> Result<(), StoreError> {
+        let (user, guest) = creator_columns(by)?;
+        let updated = sqlx::query(
+            "UPDATE challenges SET status = 'cancelled' WHERE id = $1 AND status = 'open' \
+             AND (creator_user_id = $2 OR creator_guest_id = $3)",
+        )
+        .bind(id)
+        .bind(user)
+        .bind(guest)
+        .execute(&self.pool)
+        .await?;
+        if updated.rows_affected() == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::NotFound("open challenge of yours"))
+        }
+    }
+
+    /// Accepts an open challenge: stores `game` (the caller seats the maker and the
+    /// acceptor, drawing a random side) and marks the challenge accepted, in one
+    /// transaction, so two players accepting at once make one game.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the challenge is no longer open (nothing is stored).
+    pub async fn accept_challenge(
+        &self,
+        id: &str,
+        game: &NewGame,
+        now: i64,
+    ) -> Result<GameRecord, StoreError> {
+        let game_id = random_id(8);
+        let mut tx = self.pool.begin().await?;
+        insert_game(&mut tx, &game_id, game, now).await?;
+        let accepted = sqlx::query(
+            "UPDATE challenges SET status = 'accepted', game_id = $2 \
+             WHERE id = $1 AND status = 'open'",
+        )
+        .bind(id)
+        .bind(&game_id)
+        .execute(&mut *tx)
+        .await?;
+        if accepted.rows_affected() != 1 {
+            return Err(StoreError::Conflict(format!("challenge {id} is not open")));
+        }
+        tx.commit().await?;
+        self.game(&game_id)
+            .await?
+            .ok_or(StoreError::NotFound("game"))
+    }
+}

@@ -1,0 +1,729 @@
+//! Games and their moves: what the live layer writes before it acknowledges anything,
+//! and what it reads back to resume after a restart.
+
+use std::fmt;
+use std::str::FromStr;
+
+use game::{EndReason, GameKind, Outcome, Player};
+use serde::Serialize;
+use sqlx::AnyConnection;
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use super::{
+    RatingChange, Store, StoreError, is_unique_violation, parse_column, parse_optional_column,
+    random_id,
+};
+
+/// Who is to sit on one side of a new game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seat {
+    /// Nobody yet: the first to follow the game's link takes it.
+    Open,
+    /// A user, by id.
+    User(String),
+    /// A guest, by id.
+    Guest(String),
+    /// The AI at a level (1-6).
+    Ai(u8),
+}
+
+impl Seat {
+    pub(super) fn columns(&self) -> (Option<&str>, Option<&str>, Option<i64>) {
+        match self {
+            Seat::Open => (None, None, None),
+            Seat::User(id) => (Some(id), None, None),
+            Seat::Guest(id) => (None, Some(id), None),
+            Seat::Ai(level) => (None, None, Some(i64::from(*level))),
+        }
+    }
+}
+
+/// One side of a stored game, with names for showing it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeatRecord {
+    /// The user on this side (also set for a guest who later signed up).
+    pub user_id: Option<String>,
+    /// That user's name.
+    pub username: Option<String>,
+    /// The guest on this side.
+    pub guest_id: Option<String>,
+    /// That guest's name.
+    pub guest_name: Option<String>,
+    /// The AI's level, when the AI plays this side.
+    pub ai_level: Option<u8>,
+}
+
+impl SeatRecord {
+    /// The player as others see them; `None` for an open seat.
+    #[must_use]
+    pub fn player(&self) -> Option<PlayerRef> {
+        if let Some(name) = &self.username {
+            Some(PlayerRef::User { name: name.clone() })
+        } else if let Some(name) = &self.guest_name {
+            Some(PlayerRef::Guest { name: name.clone() })
+        } else {
+            self.ai_level.map(|level| PlayerRef::Ai { level })
+        }
+    }
+
+    /// Whether nobody sits here yet.
+    #[must_use]
+    pub fn is_open(&self) -> bool {
+        self.user_id.is_none() && self.guest_id.is_none() && self.ai_level.is_none()
+    }
+}
+
+/// A player as shown to clients (JSON `{"type": "user", "name": "ragnar"}`,
+/// `{"type": "guest", "name": "Guest-K7QX2M"}`, `{"type": "ai", "level": 4}`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PlayerRef {
+    /// A user with an account.
+    User {
+        /// Their username.
+        name: String,
+    },
+    /// A guest.
+    Guest {
+        /// Their generated name.
+        name: String,
+    },
+    /// The AI.
+    Ai {
+        /// Its level, 1-6.
+        level: u8,
+    },
+}
+
+/// Where a game is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// A seat is still open.
+    Waiting,
+    /// Both seats are taken; moves are being played.
+    Playing,
+    /// Over, with a result.
+    Finished,
+    /// Called off before both sides moved: no result, no rating change.
+    Aborted,
+}
+
+impl GameStatus {
+    /// The stored and JSON name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Waiting => "waiting",
+            GameStatus::Playing => "playing",
+            GameStatus::Finished => "finished",
+            GameStatus::Aborted => "aborted",
+        }
+    }
+
+    /// Whether the game is still going (waiting or playing).
+    #[must_use]
+    pub const fn is_live(self) -> bool {
+        matches!(self, GameStatus::Waiting | GameStatus::Playing)
+    }
+}
+
+impl fmt::Display for GameStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for GameStatus {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<GameStatus, ()> {
+        match text {
+            "waiting" => Ok(GameStatus::Waiting),
+            "playing" => Ok(GameStatus::Playing),
+            "finished" => Ok(GameStatus::Finished),
+            "aborted" => Ok(GameStatus::Aborted),
+            _ => Err(()),
+        }
+    }
+}
+
+/// A game to store.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// Which game.
+    pub kind: GameKind,
+    /// The first player (tafl attackers, Camelot White).
+    pub first: Seat,
+    /// The second player.
+    pub second: Seat,
+    /// The time control as the session crate writes it.
+    pub time_control: String,
+    /// Whether the result changes ratings.
+    pub rated: bool,
+    /// The position string it starts from.
+    pub start_position: String,
+    /// The live session, serialised (JSON), if there is one yet.
+    pub session_state: Option<String>,
+}
+
+/// A stored game (without its moves and session state, which are read separately).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// The short id in the game's link.
+    pub id: String,
+    /// Which game.
+    pub kind: GameKind,
+    /// The first player.
+    pub first: SeatRecord,
+    /// The second player.
+    pub second: SeatRecord,
+    /// The time control text.
+    pub time_control: String,
+    /// Whether the result changes ratings.
+    pub rated: bool,
+    /// Where the game is in its life.
+    pub status: GameStatus,
+    /// The result once finished.
+    pub outcome: Option<Outcome>,
+    /// The position string it started from.
+    pub start_position: String,
+    /// How many moves are stored.
+    pub plies: u32,
+    /// When it was made (ms since the Unix epoch).
+    pub created_at: i64,
+    /// When it last changed.
+    pub updated_at: i64,
+    /// When it ended.
+    pub finished_at: Option<i64>,
+}
+
+impl GameRecord {
+    /// The seat of one player.
+    #[must_use]
+    pub const fn seat(&self, player: Player) -> &SeatRecord {
+        match player {
+            Player::First => &self.first,
+            Player::Second => &self.second,
+        }
+    }
+}
+
+/// One stored move.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StoredMove {
+    /// 1 for the first move of the game.
+    pub ply: u32,
+    /// The move in the game's notation, as the games crate writes it.
+    pub text: String,
+    /// The first player's time left after the move (ms); `None` when untimed.
+    pub first_clock_ms: Option<i64>,
+    /// The second player's time left after the move (ms).
+    pub second_clock_ms: Option<i64>,
+    /// When it was played (ms since the Unix epoch).
+    pub played_at: i64,
+}
+
+/// What finishing a game did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finished {
+    /// The two players' rating changes (first player's first), when the game was rated
+    /// and both players are users.
+    pub rating_changes: Option<[RatingChange; 2]>,
+}
+
+/// The columns a [`GameRecord`] is read from, with the players' names.
+pub(super) const GAME_SELECT: &str = "SELECT g.id, g.kind, \
+    g.first_user_id, u1.username, g.first_guest_id, q1.name, g.first_ai_level, \
+    g.second_user_id, u2.username, g.second_guest_id, q2.name, g.second_ai_level, \
+    g.time_control, g.rated, g.status, g.result, g.reason, g.start_position, g.ply_count, \
+    g.created_at, g.updated_at, g.finished_at \
+    FROM games g \
+    LEFT JOIN users u1 ON u1.id = g.first_user_id \
+    LEFT JOIN guests q1 ON q1.id = g.first_guest_id \
+    LEFT JOIN users u2 ON u2.id = g.second_user_id \
+    LEFT JOIN guests q2 ON q2.id = g.second_guest_id";
+
+fn seat_from_row(row: &AnyRow, at: usize) -> Result<SeatRecord, StoreError> {
+    let ai_level: Option<i64> = row.try_get(at + 4)?;
+    Ok(SeatRecord {
+        user_id: row.try_get(at)?,
+        username: row.try_get(at + 1)?,
+        guest_id: row.try_get(at + 2)?,
+        guest_name: row.try_get(at + 3)?,
+        ai_level: ai_level
+            .map(|level| {
+                u8::try_from(level).map_err(|_| StoreError::Corrupt(format!("AI level {level}")))
+            })
+            .transpose()?,
+    })
+}
+
+/// Reads a game from a row of [`GAME_SELECT`].
+pub(super) fn game_from_row(row: &AnyRow) -> Result<GameRecord, StoreError> {
+    let result: Option<String> = row.try_get(15)?;
+    let reason: Option<EndReason> = parse_optional_column(row, 16)?;
+    let outcome = match (result.as_deref(), reason) {
+        (None, _) | (_, None) => None,
+        (Some(result), Some(reason)) => Some(Outcome {
+            winner: parse_result(result)?,
+            reason,
+        }),
+    };
+    let plies: i64 = row.try_get(18)?;
+    Ok(GameRecord {
+        id: row.try_get(0)?,
+        kind: parse_column(row, 1)?,
+        first: seat_from_row(row, 2)?,
+        second: seat_from_row(row, 7)?,
+        time_control: row.try_get(12)?,
+        rated: row.try_get::<i64, _>(13)? != 0,
+        status: parse_column(row, 14)?,
+        outcome,
+        start_position: row.try_get(17)?,
+        plies: u32::try_from(plies).map_err(|_| StoreError::Corrupt(format!("ply {plies}")))?,
+        created_at: row.try_get(19)?,
+        updated_at: row.try_get(20)?,
+        finished_at: row.try_get(21)?,
+    })
+}
+
+/// `first` / `second` / `draw`, the stored form of a result.
+#[must_use]
+pub const fn result_str(winner: Option<Player>) -> &'static str {
+    match winner {
+        Some(Player::First) => "first",
+        Some(Player::Second) => "second",
+        None => "draw",
+    }
+}
+
+fn parse_result(text: &str) -> Result<Option<Player>, StoreError> {
+    match text {
+        "first" => Ok(Some(Player::First)),
+        "second" => Ok(Some(Player::Second)),
+        "draw" => Ok(None),
+        other => Err(StoreError::Corrupt(format!("result `{other}`"))),
+    }
+}
+
+/// Inserts a new game row with id `id`.
+pub(super) async fn insert_game(
+    conn: &mut AnyConnection,
+    id: &str,
+    game: &NewGame,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    let (fu, fg, fa) = game.first.columns();
+    let (su, sg, sa) = game.second.columns();
+    let status = if game.first == Seat::Open || game.second == Seat::Open {
+        GameStatus::Waiting
+    } else {
+        GameStatus::Playing
+    };
+    sqlx::query(
+        "INSERT INTO games (id, kind, first_user_id, first_guest_id, first_ai_level, \
+         second_user_id, second_guest_id, second_ai_level, time_control, rated, status, \
+         result, reason, start_position, session_state, ply_count, created_at, updated_at, \
+         finished_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, NULL, $12, $13, 0, \
+         $14, $14, NULL)",
+    )
+    .bind(id)
+    .bind(game.kind.as_str())
+    .bind(fu)
+    .bind(fg)
+    .bind(fa)
+    .bind(su)
+    .bind(sg)
+    .bind(sa)
+    .bind(&game.time_control)
+    .bind(i64::from(game.rated))
+    .bind(status.as_str())
+    .bind(&game.start_position)
+    .bind(game.session_state.as_deref())
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The column names of one side's seat (static text: never built from input).
+const fn seat_columns(player: Player) -> (&'static str, &'static str, &'static str) {
+    match player {
+        Player::First => ("first_user_id", "first_guest_id", "first_ai_level"),
+        Player::Second => ("second_user_id", "second_guest_id", "second_ai_level"),
+    }
+}
+
+impl Store {
+    /// Stores a new game with a fresh random id (8 letters and digits) and returns it.
+    /// Its status is `playing` when both seats are taken, else `waiting`.
+    ///
+    /// # Errors
+    /// On a database failure (a player id that does not exist is one).
+    pub async fn create_game(&self, game: &NewGame, now: i64) -> Result<GameRecord, StoreError> {
+        for _ in 0..8 {
+            let id = random_id(8);
+            // The connection goes back to the pool before the game is read back (SQLite
+            // has only one).
+            let inserted = {
+                let mut conn = self.pool.acquire().await?;
+                insert_game(&mut conn, &id, game, now).await
+            };
+            match inserted {
+                Ok(()) => return self.game(&id).await?.ok_or(StoreError::NotFound("game")),
+                // An id clash (about 1 in 2^47 per pair of games) is retried.
+                Err(e) if is_unique_violation(&e) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Conflict("no free game id".into()))
+    }
+
+    /// The game with this id.
+    ///
+    /// # Errors
+    /// On a database failure or an unreadable row.
+    pub async fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
+        let row = sqlx::query(&format!("{GAME_SELECT} WHERE g.id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(game_from_row).transpose()
+    }
+
+    /// Every game still going (waiting or playing), oldest first, with its stored
+    /// session state: what a restarted server resumes.
+    ///
+    /// # Errors
+    /// On a database failure or an unreadable row.
+    pub async fn live_games(&self) -> Result<Vec<(GameRecord, Option<String>)>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "{GAME_SELECT} WHERE g.status IN ('waiting', 'playing') ORDER BY g.created_at, g.id"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut games = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let game = game_from_row(row)?;
+            let state = self.session_state(&game.id).await?;
+            games.push((game, state));
+        }
+        Ok(games)
+    }
+
+    /// A game's stored session state (JSON).
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn session_state(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query("SELECT session_state FROM games WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(row) => row.try_get(0)?,
+            None => None,
+        })
+    }
+
+    /// A game's moves in order.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn moves(&self, game_id: &str) -> Result<Vec<StoredMove>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT ply, text, first_clock_ms, second_clock_ms, played_at FROM moves \
+             WHERE game_id = $1 ORDER BY ply",
+        )
+        .bind(game_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let ply: i64 = row.try_get(0)?;
+                Ok(StoredMove {
+                    ply: u32::try_from(ply)
+                        .map_err(|_| StoreError::Corrupt(format!("ply {ply}")))?,
+                    text: row.try_get(1)?,
+                    first_clock_ms: row.try_get(2)?,
+                    second_clock_ms: row.try_get(3)?,
+                    played_at: row.try_get(4)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Stores the next move of a game being played and its session state after it, in
+    /// one transaction: call it before acknowledging or broadcasting the move.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when `mv.ply` is not the next ply or the game is not
+    /// being played (nothing is written); a database failure.
+    pub async fn append_move(
+        &self,
+        game_id: &str,
+        mv: &StoredMove,
+        session_state: &str,
+    ) -> Result<(), StoreError> {
+        let ply = i64::from(mv.ply);
+        let mut tx = self.pool.begin().await?;
+        let updated = sqlx::query(
+            "UPDATE games SET ply_count = $2, session_state = $3, updated_at = $4 \
+             WHERE id = $1 AND ply_count = $2 - 1 AND status = 'playing'",
+        )
+        .bind(game_id)
+        .bind(ply)
+        .bind(session_state)
+        .bind(mv.played_at)
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() != 1 {
+            return Err(StoreError::Conflict(format!(
+                "game {game_id} is not being played at ply {}",
+                mv.ply.saturating_sub(1)
+            )));
+        }
+        sqlx::query(
+            "INSERT INTO moves (game_id, ply, text, first_clock_ms, second_clock_ms, played_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(game_id)
+        .bind(ply)
+        .bind(&mv.text)
+        .bind(mv.first_clock_ms)
+        .bind(mv.second_clock_ms)
+        .bind(mv.played_at)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Takes moves back: keeps the first `keep_plies` moves and stores the session
+    /// state after that.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the game is not being played or has fewer moves.
+    pub async fn take_back(
+        &self,
+        game_id: &str,
+        keep_plies: u32,
+        session_state: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let keep = i64::from(keep_plies);
+        let mut tx = self.pool.begin().await?;
+        let updated = sqlx::query(
+            "UPDATE games SET ply_count = $2, session_state = $3, updated_at = $4 \
+             WHERE id = $1 AND ply_count >= $2 AND status = 'playing'",
+        )
+        .bind(game_id)
+        .bind(keep)
+        .bind(session_state)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() != 1 {
+            return Err(StoreError::Conflict(format!(
+                "cannot take game {game_id} back to ply {keep_plies}"
+            )));
+        }
+        sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply > $2")
+            .bind(game_id)
+            .bind(keep)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Stores a live game's session state (after a draw offer, say).
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such live game.
+    pub async fn save_session_state(
+        &self,
+        game_id: &str,
+        session_state: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let updated = sqlx::query(
+            "UPDATE games SET session_state = $2, updated_at = $3 \
+             WHERE id = $1 AND status IN ('waiting', 'playing')",
+        )
+        .bind(game_id)
+        .bind(session_state)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        if updated.rows_affected() == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::NotFound("live game"))
+        }
+    }
+
+    /// Seats a player in a waiting game's open seat; the game is `playing` once both
+    /// seats are taken. Returns the game as it now is.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the seat is taken or the game is not waiting.
+    pub async fn take_seat(
+        &self,
+        game_id: &str,
+        player: Player,
+        seat: &Seat,
+        now: i64,
+    ) -> Result<GameRecord, StoreError> {
+        let (user_column, guest_column, ai_column) = seat_columns(player);
+        let (user, guest, ai) = seat.columns();
+        let mut tx = self.pool.begin().await?;
+        let taken = sqlx::query(&format!(
+            "UPDATE games SET {user_column} = $2, {guest_column} = $3, {ai_column} = $4, \
+             updated_at = $5 WHERE id = $1 AND status = 'waiting' AND {user_column} IS NULL \
+             AND {guest_column} IS NULL AND {ai_column} IS NULL"
+        ))
+        .bind(game_id)
+        .bind(user)
+        .bind(guest)
+        .bind(ai)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        if taken.rows_affected() != 1 {
+            return Err(StoreError::Conflict(format!(
+                "the {} seat of game {game_id} is not open",
+                result_str(Some(player))
+            )));
+        }
+        sqlx::query(
+            "UPDATE games SET status = 'playing' WHERE id = $1 AND status = 'waiting' \
+             AND (first_user_id IS NOT NULL OR first_guest_id IS NOT NULL \
+                  OR first_ai_level IS NOT NULL) \
+             AND (second_user_id IS NOT NULL OR second_guest_id IS NOT NULL \
+                  OR second_ai_level IS NOT NULL)",
+        )
+        .bind(game_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        self.game(game_id)
+            .await?
+            .ok_or(StoreError::NotFound("game"))
+    }
+
+    /// Calls a live game off (no result, no rating change).
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the game is not live.
+    pub async fn abort_game(
+        &self,
+        game_id: &str,
+        session_state: Option<&str>,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let updated = sqlx::query(
+            "UPDATE games SET status = 'aborted', session_state = COALESCE($2, session_state), \
+             updated_at = $3, finished_at = $3 \
+             WHERE id = $1 AND status IN ('waiting', 'playing')",
+        )
+        .bind(game_id)
+        .bind(session_state)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        if updated.rows_affected() == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::Conflict(format!("game {game_id} is not live")))
+        }
+    }
+
+    /// Ends a game with its result and, when it is rated between two users, updates both
+    /// players' Glicko-2 ratings ([`crate::ratings::rate`]) and their rating history — all
+    /// in one transaction.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] for an unknown game, [`StoreError::Conflict`] when it is
+    /// already over (nothing changes); a database failure.
+    pub async fn finish_game(
+        &self,
+        game_id: &str,
+        outcome: Outcome,
+        session_state: Option<&str>,
+        now: i64,
+    ) -> Result<Finished, StoreError> {
+        // A rating row changed by another transaction between our read and write makes
+        // the write miss (see `ratings`): start over with fresh values.
+        for _ in 0..16 {
+            if let Some(finished) = self
+                .try_finish_game(game_id, outcome, session_state, now)
+                .await?
+            {
+                return Ok(finished);
+            }
+        }
+        Err(StoreError::Conflict(format!(
+            "ratings of game {game_id} kept changing under the update"
+        )))
+    }
+
+    async fn try_finish_game(
+        &self,
+        game_id: &str,
+        outcome: Outcome,
+        session_state: Option<&str>,
+        now: i64,
+    ) -> Result<Option<Finished>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let game = sqlx::query(&format!("{GAME_SELECT} WHERE g.id = $1"))
+            .bind(game_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .as_ref()
+            .map(game_from_row)
+            .transpose()?
+            .ok_or(StoreError::NotFound("game"))?;
+        let updated = sqlx::query(
+            "UPDATE games SET status = 'finished', result = $2, reason = $3, \
+             session_state = COALESCE($4, session_state), updated_at = $5, finished_at = $5 \
+             WHERE id = $1 AND status IN ('waiting', 'playing')",
+        )
+        .bind(game_id)
+        .bind(result_str(outcome.winner))
+        .bind(outcome.reason.as_str())
+        .bind(session_state)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() != 1 {
+            return Err(StoreError::Conflict(format!(
+                "game {game_id} is already {}",
+                game.status
+            )));
+        }
+        let rating_changes = match (&game.first.user_id, &game.second.user_id) {
+            (Some(first), Some(second)) if game.rated && first != second => {
+                let Some(changes) = super::ratings::apply_game_ratings(
+                    &mut tx,
+                    [first, second],
+                    game.kind,
+                    game_id,
+                    outcome.winner,
+                    now,
+                )
+                .await?
+                else {
+                    return Ok(None);
+                };
+                Some(changes)
+            }
+            _ => None,
+        };
+        tx.commit().await?;
+        Ok(Some(Finished { rating_changes }))
+    }
+}

@@ -1,0 +1,202 @@
+//! Storage: one interface over SQLite and PostgreSQL.
+//!
+//! Both databases run the same migrations (`crates/server/migrations/`, applied at
+//! start) and the same queries, through sqlx's `Any` driver with `$1`-style parameters
+//! (which SQLite reads too). The schema keeps to what both read alike: TEXT, BIGINT,
+//! DOUBLE PRECISION, random text ids instead of autoincrement, times as milliseconds
+//! since the Unix epoch, JSON as TEXT.
+//!
+//! SQLite runs with one connection in WAL mode: SQLite has one writer at a time anyway,
+//! and a single connection never fails a transaction with "database is locked".
+
+mod challenges;
+mod games;
+mod players;
+mod ratings;
+mod users;
+
+use std::borrow::Cow;
+use std::str::FromStr;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{AnyPool, Row};
+
+pub use challenges::{Challenge, ChallengeSide, ChallengeStatus, NewChallenge};
+pub use games::{
+    Finished, GameRecord, GameStatus, NewGame, PlayerRef, Seat, SeatRecord, StoredMove, result_str,
+};
+pub use players::{OpponentRecord, Profile};
+pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};
+pub use users::{Guest, User};
+
+use crate::config::{Backend, DatabaseUrl};
+
+/// The migrations, in order: (version, description, SQL). Embedded in the binary.
+const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "initial",
+    include_str!("../../migrations/0001_initial.sql"),
+)];
+
+/// Why a storage operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database refused or failed.
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    /// The migrations could not be applied.
+    #[error("migrating the database: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A new account's name is already someone's.
+    #[error("username taken")]
+    UsernameTaken,
+    /// No row with that key (the word names what was looked for: "game", "player").
+    #[error("no such {0}")]
+    NotFound(&'static str),
+    /// The change conflicts with the stored state (a move for a ply that is already
+    /// stored, a finished game finished again, a seat already taken).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// A stored value the server cannot read (a game kind it does not know).
+    #[error("unreadable stored value: {0}")]
+    Corrupt(String),
+}
+
+/// The database: a pool of connections and which program is behind it. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl Store {
+    /// Connects (creating a SQLite file when missing) and applies any migrations not yet
+    /// applied.
+    ///
+    /// # Errors
+    /// When the database cannot be reached or migrated.
+    pub async fn open(url: &DatabaseUrl, max_connections: u32) -> Result<Store, StoreError> {
+        // Idempotent: sqlx guards it with its own `Once`.
+        sqlx::any::install_default_drivers();
+        let backend = url.backend();
+        let connections = match backend {
+            Backend::Sqlite => 1,
+            Backend::Postgres => max_connections.max(1),
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(connections)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect(url.connection_string())
+            .await?;
+        if backend == Backend::Sqlite {
+            // Persistent in the file; readers then never block the writer.
+            sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&pool)
+                .await?;
+        }
+        let store = Store { pool, backend };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let migrations: Vec<Migration> = MIGRATIONS
+            .iter()
+            .map(|&(version, description, sql)| {
+                Migration::new(
+                    version,
+                    Cow::Borrowed(description),
+                    MigrationType::Simple,
+                    Cow::Borrowed(sql),
+                    false,
+                )
+            })
+            .collect();
+        let migrator = Migrator {
+            migrations: Cow::Owned(migrations),
+            ignore_missing: false,
+            locking: true,
+            no_tx: false,
+        };
+        migrator.run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Which database program this is.
+    #[must_use]
+    pub const fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Checks that the database answers.
+    ///
+    /// # Errors
+    /// When it does not.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Waits for running queries, then closes every connection (SQLite checkpoints its
+    /// log into the file).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Deletes sign-ins that have expired; returns how many.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn delete_expired_sessions(&self, now: i64) -> Result<u64, StoreError> {
+        let done = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+}
+
+/// Now, in milliseconds since the Unix epoch (the unit of every time in the database).
+#[must_use]
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A random id of `len` letters and digits (about 5.95 bits each).
+#[must_use]
+pub fn random_id(len: usize) -> String {
+    use rand::RngExt;
+    use rand::distr::Alphanumeric;
+    rand::rng()
+        .sample_iter(Alphanumeric)
+        .take(len)
+        .map(char::from)
+        .collect()
+}
+
+/// Whether a database error is a unique-key violation.
+fn is_unique_violation(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(e) if e.is_unique_violation())
+}
+
+/// Reads a text column into a type that parses from text, reporting unreadable values
+/// as [`StoreError::Corrupt`].
+fn parse_column<T: FromStr>(row: &AnyRow, index: usize) -> Result<T, StoreError> {
+    let text: String = row.try_get(index)?;
+    text.parse()
+        .map_err(|_| StoreError::Corrupt(format!("column {index}: `{text}`")))
+}
+
+/// Reads an optional text column that parses from text.
+fn parse_optional_column<T: FromStr>(row: &AnyRow, index: usize) -> Result<Option<T>, StoreError> {
+    let text: Option<String> = row.try_get(index)?;
+    text.map(|text| {
+        text.parse()
+            .map_err(|_| StoreError::Corrupt(format!("column {index}: `{text}`")))
+    })
+    .transpose()
+}

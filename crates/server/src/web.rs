@@ -1,0 +1,98 @@
+//! The browser client: the repository's `web/` directory, embedded in the binary and
+//! served at `/`.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use include_dir::{Dir, File, include_dir};
+use sha2::{Digest, Sha256};
+
+use crate::error::{ApiError, ErrorCode};
+
+static WEB: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../web");
+
+/// The embedded file at `path` (relative, `/`-separated), if any.
+#[must_use]
+pub fn embedded(path: &str) -> Option<&'static [u8]> {
+    WEB.get_file(path).map(File::contents)
+}
+
+/// Strong ETags of the embedded files, computed once.
+fn etag(file: &'static File<'static>) -> &'static str {
+    static TAGS: OnceLock<HashMap<&'static str, String>> = OnceLock::new();
+    let tags = TAGS.get_or_init(|| {
+        let mut tags = HashMap::new();
+        let mut pending = vec![&WEB];
+        while let Some(dir) = pending.pop() {
+            pending.extend(dir.dirs());
+            for file in dir.files() {
+                let digest = Sha256::digest(file.contents());
+                let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+                if let Some(path) = file.path().to_str() {
+                    tags.insert(path, format!("\"{hex}\""));
+                }
+            }
+        }
+        tags
+    });
+    file.path()
+        .to_str()
+        .and_then(|path| tags.get(path))
+        .map_or("", String::as_str)
+}
+
+/// Serves an embedded file for GET and HEAD: `/` and directories give their
+/// `index.html`; a path without a file extension that names no file gives `/index.html`
+/// (the client's own routes, such as `/game/abc123`); anything else is `not_found`.
+pub async fn static_file(method: Method, uri: Uri, headers: HeaderMap) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return ApiError::new(ErrorCode::MethodNotAllowed, "only GET and HEAD serve files")
+            .into_response();
+    }
+    let path = uri.path().trim_start_matches('/');
+    let wanted = if path.is_empty() || path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path.to_owned()
+    };
+    let last_segment = wanted.rsplit('/').next().unwrap_or("");
+    let file = WEB.get_file(&wanted).or_else(|| {
+        (!last_segment.contains('.'))
+            .then(|| WEB.get_file("index.html"))
+            .flatten()
+    });
+    let Some(file) = file else {
+        return ApiError::not_found(format!("no file /{path}")).into_response();
+    };
+    let tag = etag(file);
+    let mime = mime_guess::from_path(file.path()).first_or_octet_stream();
+    let mut response = if headers
+        .get(header::IF_NONE_MATCH)
+        .is_some_and(|v| v.as_bytes() == tag.as_bytes())
+    {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        file.contents().into_response()
+    };
+    let out = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(mime.as_ref()) {
+        out.insert(header::CONTENT_TYPE, value);
+    }
+    if let Ok(value) = HeaderValue::from_str(tag) {
+        out.insert(header::ETAG, value);
+    }
+    // Revalidate every time: the ETag makes that a cheap 304.
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn index_page_is_embedded() {
+        let index = super::embedded("index.html").expect("web/index.html");
+        assert!(String::from_utf8_lossy(index).contains("<title>Kingstable"));
+    }
+}

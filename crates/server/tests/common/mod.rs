@@ -1,0 +1,308 @@
+//! A real server on 127.0.0.1 for integration tests, on a fresh SQLite file or a fresh
+//! PostgreSQL schema, and a small HTTP client that keeps cookies like a browser.
+//!
+//! PostgreSQL tests read the database URL from `KINGSTABLE_TEST_POSTGRES` (see
+//! `.ci/postgres.sh`); without it they say they skipped, unless
+//! `KINGSTABLE_REQUIRE_POSTGRES=1`, which makes a missing database a failure.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::net::SocketAddr;
+
+use reqwest::header::{CONTENT_TYPE, COOKIE, HeaderMap, ORIGIN, SET_COOKIE};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+use server::{AppState, Config, DatabaseUrl, Server};
+use sqlx::Connection;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// Which database a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Db {
+    Sqlite,
+    Postgres,
+}
+
+/// Where a test's data lives, kept across server restarts within the test.
+pub struct Database {
+    pub url: DatabaseUrl,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Database {
+    /// A fresh database, or `None` (after saying so) when PostgreSQL is not configured.
+    pub async fn fresh(db: Db) -> Option<Database> {
+        match db {
+            Db::Sqlite => {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let url = DatabaseUrl::sqlite_file(&dir.path().join("kingstable.db"));
+                Some(Database {
+                    url,
+                    _dir: Some(dir),
+                })
+            }
+            Db::Postgres => {
+                let Ok(base) = std::env::var("KINGSTABLE_TEST_POSTGRES") else {
+                    assert!(
+                        std::env::var("KINGSTABLE_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+                        "KINGSTABLE_REQUIRE_POSTGRES=1 but KINGSTABLE_TEST_POSTGRES is not set"
+                    );
+                    // Straight to stderr, past the test harness's capture, so it is seen.
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "skipped: KINGSTABLE_TEST_POSTGRES is not set (see .ci/postgres.sh)"
+                    );
+                    return None;
+                };
+                // Each test gets its own schema: tests run in parallel on one database.
+                let schema = format!("t_{}", server::store::random_id(12).to_lowercase());
+                let mut conn = sqlx::postgres::PgConnection::connect(&base)
+                    .await
+                    .expect("connect to KINGSTABLE_TEST_POSTGRES");
+                sqlx::query(&format!("CREATE SCHEMA {schema}"))
+                    .execute(&mut conn)
+                    .await
+                    .expect("create schema");
+                conn.close().await.ok();
+                let separator = if base.contains('?') { '&' } else { '?' };
+                let url = format!("{base}{separator}options[search_path]={schema}")
+                    .parse()
+                    .expect("postgres url");
+                Some(Database { url, _dir: None })
+            }
+        }
+    }
+}
+
+/// A server running in this process on 127.0.0.1.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub base: String,
+    pub state: AppState,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<(), server::ServerError>>>,
+}
+
+/// The configuration tests use: an ephemeral port on 127.0.0.1 and the given database.
+pub fn test_config(database: &Database) -> Config {
+    Config {
+        addr: "127.0.0.1:0".parse().expect("addr"),
+        database: database.url.clone(),
+        ..Config::default()
+    }
+}
+
+impl TestServer {
+    pub async fn start(config: Config) -> TestServer {
+        let server = Server::bind(config).await.expect("server starts");
+        let addr = server.local_addr();
+        let state = server.state().clone();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(server.run(async move {
+            let _ = stopped.await;
+        }));
+        TestServer {
+            addr,
+            base: format!("http://{addr}"),
+            state,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// Stops the server gracefully and waits until it has closed the database.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.expect("server task").expect("server ran");
+        }
+    }
+
+    /// A new client (a browser with no cookies) for this server.
+    pub fn client(&self) -> Client {
+        Client {
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("client"),
+            base: self.base.clone(),
+            origin: Some(self.base.clone()),
+            cookies: BTreeMap::new(),
+        }
+    }
+}
+
+/// What came back.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub text: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.text))
+    }
+
+    /// The error code of an error reply, checking the error shape.
+    pub fn error_code(&self) -> String {
+        let json = self.json();
+        let error = json
+            .get("error")
+            .unwrap_or_else(|| panic!("no error in {json}"));
+        assert!(
+            error["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{json}"
+        );
+        assert_eq!(
+            json.as_object().map(serde_json::Map::len),
+            Some(1),
+            "{json}"
+        );
+        error["code"].as_str().expect("code").to_owned()
+    }
+
+    /// The Set-Cookie header for `name`, if any.
+    pub fn set_cookie(&self, name: &str) -> Option<String> {
+        self.headers
+            .get_all(SET_COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find(|v| v.starts_with(&format!("{name}=")))
+            .map(str::to_owned)
+    }
+}
+
+/// An HTTP client that keeps cookies and sends `Origin` like a browser on this site.
+pub struct Client {
+    http: reqwest::Client,
+    pub base: String,
+    /// The Origin header sent with every request (`None`: none sent).
+    pub origin: Option<String>,
+    pub cookies: BTreeMap<String, String>,
+}
+
+impl Client {
+    pub async fn request(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Option<(&str, Vec<u8>)>,
+    ) -> Reply {
+        let mut request = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(origin) = &self.origin {
+            request = request.header(ORIGIN, origin);
+        }
+        if !self.cookies.is_empty() {
+            let cookie: Vec<String> = self
+                .cookies
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            request = request.header(COOKIE, cookie.join("; "));
+        }
+        if let Some((content_type, bytes)) = body {
+            request = request.header(CONTENT_TYPE, content_type).body(bytes);
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status();
+        let headers = response.headers().clone();
+        for value in headers
+            .get_all(SET_COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+        {
+            let pair = value.split(';').next().unwrap_or("");
+            if let Some((name, value)) = pair.split_once('=') {
+                // The server deletes a cookie by setting it empty (with Max-Age=0).
+                if value.is_empty() {
+                    self.cookies.remove(name);
+                } else {
+                    self.cookies.insert(name.to_owned(), value.to_owned());
+                }
+            }
+        }
+        let text = response.text().await.expect("body");
+        Reply {
+            status,
+            headers,
+            text,
+        }
+    }
+
+    pub async fn get(&mut self, path: &str) -> Reply {
+        self.request(Method::GET, path, None).await
+    }
+
+    pub async fn post(&mut self, path: &str, body: Value) -> Reply {
+        self.request(
+            Method::POST,
+            path,
+            Some(("application/json", body.to_string().into_bytes())),
+        )
+        .await
+    }
+
+    pub async fn post_empty(&mut self, path: &str) -> Reply {
+        self.request(Method::POST, path, None).await
+    }
+
+    pub async fn sign_up(&mut self, name: &str, password: &str) -> Reply {
+        let reply = self
+            .post(
+                "/api/account/signup",
+                serde_json::json!({ "username": name, "password": password }),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        reply
+    }
+
+    pub async fn sign_in(&mut self, name: &str, password: &str) -> Reply {
+        self.post(
+            "/api/account/signin",
+            serde_json::json!({ "username": name, "password": password }),
+        )
+        .await
+    }
+
+    pub async fn whoami(&mut self) -> Value {
+        let reply = self.get("/api/whoami").await;
+        assert_eq!(reply.status, StatusCode::OK);
+        reply.json()
+    }
+}
+
+/// Runs one test case on SQLite and on PostgreSQL: `both!(name, case_fn)`.
+#[macro_export]
+macro_rules! both {
+    ($name:ident, $case:path) => {
+        mod $name {
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                if let Some(db) = $crate::common::Database::fresh($crate::common::Db::Sqlite).await
+                {
+                    $case(db).await;
+                }
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(db) =
+                    $crate::common::Database::fresh($crate::common::Db::Postgres).await
+                {
+                    $case(db).await;
+                }
+            }
+        }
+    };
+}
