@@ -36,7 +36,10 @@ fn run(args: Vec<String>) -> Result<String, String> {
         .map_err(|e| format!("{e}"))?;
     let mut rest: Vec<String> = args.collect();
     let mut game = if rest.first().map(String::as_str) == Some("--position") {
-        let position = rest.get(1).ok_or("--position needs a position string")?.clone();
+        let position = rest
+            .get(1)
+            .ok_or("--position needs a position string")?
+            .clone();
         rest.drain(..2);
         AnyGame::from_position(kind, &position).map_err(|e| format!("position: {e}"))?
     } else {
@@ -51,9 +54,9 @@ fn run(args: Vec<String>) -> Result<String, String> {
             .map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
         moves.push(move_json(i + 1, player, &info));
     }
-    let result = game.outcome().map(|outcome| {
-        json!({ "winner": outcome.winner, "reason": outcome.reason })
-    });
+    let result = game
+        .outcome()
+        .map(|outcome| json!({ "winner": outcome.winner, "reason": outcome.reason }));
     let view = json!({
         "kind": kind,
         "start_position": start,
