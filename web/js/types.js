@@ -1,0 +1,114 @@
+// The shapes of the live-games API (docs/API.md, notes LIVE_API.md) as JSDoc types, so
+// the type-checker holds every page to the server's contract. No code lives here.
+
+/** @typedef {"first" | "second"} Side */
+/** @typedef {"fetlar" | "copenhagen" | "camelot"} GameKind */
+/** @typedef {"attacker" | "defender" | "king" | "knight" | "man"} PieceKind */
+/** @typedef {"plain" | "throne" | "corner" | {castle: Side}} Mark */
+/** @typedef {{file: number, rank: number}} Square */
+
+/**
+ * One square of the board's frame.
+ * @typedef {object} Cell
+ * @property {boolean} exists
+ * @property {[Side, PieceKind] | null} piece
+ * @property {Mark} mark
+ */
+
+/**
+ * What the browser draws: cells rank by rank from rank 1 (index = rank * files + file).
+ * @typedef {object} BoardView
+ * @property {GameKind} kind
+ * @property {number} files
+ * @property {number} ranks
+ * @property {string[]} file_names
+ * @property {string[]} rank_names
+ * @property {Cell[]} cells
+ * @property {Side} to_move
+ */
+
+/**
+ * A legal move with its geometry; sent back to the server by its text.
+ * @typedef {object} MoveInfo
+ * @property {string} text
+ * @property {Square} from
+ * @property {Square} to
+ * @property {Square[]} path
+ * @property {Square[]} captures
+ */
+
+/**
+ * A move played in a game.
+ * @typedef {MoveInfo & {ply: number, player: Side}} PlayedMove
+ */
+
+/**
+ * @typedef {"corner_escape" | "king_captured" | "exit_fort" | "encirclement" |
+ *   "no_legal_moves" | "repetition" | "timeout" | "resignation" | "castle" |
+ *   "elimination" | "material" | "fifty_moves" | "agreement" | "adjudication"} EndReason
+ */
+
+/** @typedef {{winner: Side | null, reason: EndReason}} GameResult */
+
+/**
+ * @typedef {object} PlayerInfo
+ * @property {Side} side
+ * @property {string} name
+ * @property {boolean} user
+ * @property {number | null} ai
+ * @property {number | null} [rating]
+ * @property {boolean} [provisional]
+ */
+
+/** @typedef {{first_ms: number, second_ms: number, running: Side | null}} Clocks */
+
+/**
+ * The `game` object of a `state` message and of `GET /api/games/{id}`.
+ * @typedef {object} GameState
+ * @property {string} id
+ * @property {GameKind} kind
+ * @property {number} rev
+ * @property {"waiting" | "ongoing" | "finished" | "aborted"} status
+ * @property {GameResult | null} result
+ * @property {PlayerInfo[]} players
+ * @property {Side | null} you
+ * @property {string} time_control
+ * @property {boolean} rated
+ * @property {BoardView} board
+ * @property {BoardView} [start_board] the position before the first move (to browse
+ *   earlier positions); optional: without it only the current position is shown
+ * @property {PlayedMove[]} moves
+ * @property {MoveInfo[]} legal_moves
+ * @property {Clocks | null} clocks
+ * @property {Side | null} draw_offer
+ * @property {Side | null} takeback_request
+ * @property {number} watchers
+ */
+
+/**
+ * A game being played now (`GET /api/games?status=live`, lobby socket).
+ * @typedef {object} LiveGame
+ * @property {string} id
+ * @property {GameKind} kind
+ * @property {PlayerInfo[]} players
+ * @property {BoardView} board
+ * @property {string} time_control
+ * @property {boolean} rated
+ * @property {number} watchers
+ */
+
+/**
+ * An open challenge in the lobby.
+ * @typedef {object} Challenge
+ * @property {string} id
+ * @property {GameKind} kind
+ * @property {string} time_control
+ * @property {Side | "random"} side
+ * @property {boolean} rated
+ * @property {string} [by] the challenger's name
+ * @property {number | null} [rating]
+ */
+
+/** @typedef {{cp: number} | {win_in: number} | {loss_in: number}} Score */
+
+export {};

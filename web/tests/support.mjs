@@ -1,0 +1,104 @@
+// Shared pieces of the browser tests: a static file server for web/ (the app's files as
+// `kingstable serve` embeds them, index.html for the app's own routes), Chromium through
+// playwright-core, and the screenshot folder.
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { extname, join, normalize, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const WEB = dirname(dirname(fileURLToPath(import.meta.url)));
+export const ROOT = dirname(WEB);
+/** Where screenshots go (CI keeps this folder): KINGSTABLE_SCREENSHOTS or target/web-screenshots. */
+export const SHOTS = process.env.KINGSTABLE_SCREENSHOTS ?? join(ROOT, 'target', 'web-screenshots');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+/**
+ * Serves web/ on a free loopback port; resolves to its origin and a close function.
+ * @returns {Promise<{origin: string, close: () => Promise<void>}>}
+ */
+export async function serveStatic() {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    let path = normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, '');
+    if (path.endsWith('/')) path += 'index.html';
+    let file = join(WEB, path);
+    if (!extname(path) && !existsSync(file)) file = join(WEB, 'index.html');
+    if (path.startsWith('/api/') || path.startsWith('/ws/')) {
+      // No server behind this one: the pages must cope (they show an error).
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'unavailable', message: 'no server in this test' } }));
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[/** @type {keyof TYPES} */ (extname(file))] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+  };
+}
+
+/** Headless Chromium (Debian's package, or CHROMIUM_PATH). */
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+}
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 360, height: 740 };
+
+/**
+ * Saves a full-page screenshot as SHOTS/NAME.png.
+ * @param {import('playwright-core').Page} page
+ * @param {string} name
+ */
+export async function shot(page, name) {
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Collects console errors and uncaught exceptions of a page.
+ * @param {import('playwright-core').Page} page
+ * @returns {string[]}
+ */
+export function watchErrors(page) {
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().includes('503')) errors.push(`console: ${m.text()}`);
+  });
+  return errors;
+}
+
+/**
+ * A fixture made by the real rules (web/tests/fixtures/make.sh).
+ * @param {string} name
+ */
+export async function fixture(name) {
+  return JSON.parse(await readFile(join(WEB, 'tests', 'fixtures', `${name}.json`), 'utf8'));
+}
