@@ -6,6 +6,8 @@
 //   board.set({ board: view, legalMoves, lastMove, interactive: true });
 
 import { playSound } from './sound.js';
+import { gameName, sideName } from './names.js';
+import { t as translate } from './i18n.js';
 
 /** @typedef {import('./types.js').BoardView} BoardView */
 /** @typedef {import('./types.js').MoveInfo} MoveInfo */
@@ -17,7 +19,7 @@ import { playSound } from './sound.js';
 
 /**
  * @typedef {object} BoardOptions
- * @property {Translate} t translates the board's own strings (labels, the path picker)
+ * @property {Translate} [t] translates the board's strings (default: the app's i18n)
  * @property {(move: MoveInfo) => void} [onMove] called with the move the player chose
  * @property {Side} [orientation] the side shown at the bottom (default "first")
  * @property {boolean} [coordinates] draw file and rank names (default true)
@@ -135,7 +137,7 @@ export class Board {
    */
   constructor(root, options) {
     this.root = root;
-    this.t = options.t;
+    this.t = options.t ?? translate;
     this.onMove = options.onMove ?? (() => {});
     /** @type {Side} */
     this.orientation = options.orientation ?? 'first';
@@ -339,7 +341,7 @@ export class Board {
     this.root.dataset.orientation = this.orientation;
     this.root.dataset.toMove = v.to_move;
     this.root.dataset.interactive = String(this.interactive);
-    this.svg.setAttribute('aria-label', this.t('board.label', { game: this.t(`game.${v.kind}`), side: this.t(this.sideKey(v.to_move)) }));
+    this.svg.setAttribute('aria-label', this.t('board.label', { game: gameName(v.kind), side: sideName(v.kind, v.to_move) }));
     this.drawSquares();
     this.drawCoords();
     this.drawMarks();
@@ -347,16 +349,6 @@ export class Board {
     this.drawDests();
     this.drawPath();
     this.drawFocus();
-  }
-
-  /**
-   * The key of a side's name in this game (attackers/defenders, White/Black).
-   * @param {Side} side
-   */
-  sideKey(side) {
-    const camelot = this.view?.kind === 'camelot';
-    if (side === 'first') return camelot ? 'side.white' : 'side.attackers';
-    return camelot ? 'side.black' : 'side.defenders';
   }
 
   drawSquares() {

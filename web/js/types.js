@@ -112,3 +112,57 @@
 /** @typedef {{cp: number} | {win_in: number} | {loss_in: number}} Score */
 
 export {};
+
+// --- accounts, players and the archive (docs/API.md) ----------------------------------
+
+/**
+ * `GET /api/whoami`.
+ * @typedef {{kind: "user", name: string, created_at: number} | {kind: "guest", name: string} | {kind: "anonymous"}} WhoAmI
+ */
+
+/** @typedef {{type: "user", name: string} | {type: "guest", name: string} | {type: "ai", level: number}} PlayerRef */
+
+/**
+ * A game in a list (archive, profile).
+ * @typedef {object} GameSummary
+ * @property {string} id
+ * @property {GameKind} kind
+ * @property {PlayerRef | null} first
+ * @property {PlayerRef | null} second
+ * @property {string} time_control
+ * @property {boolean} rated
+ * @property {string} status
+ * @property {"first" | "second" | "draw" | null} result
+ * @property {EndReason | null} reason
+ * @property {number} plies
+ * @property {number} created_at
+ * @property {number | null} finished_at
+ */
+
+/**
+ * @typedef {object} RatingRecord
+ * @property {GameKind} kind
+ * @property {number} rating
+ * @property {number} deviation
+ * @property {boolean} provisional
+ * @property {number} games
+ * @property {number} wins
+ * @property {number} losses
+ * @property {number} draws
+ */
+
+/** @typedef {{kind: GameKind, game_id: string, rating: number, deviation: number, recorded_at: number}} RatingPoint */
+/** @typedef {{opponent: PlayerRef, games: number, wins: number, losses: number, draws: number}} OpponentRecord */
+
+/**
+ * `GET /api/players/{name}`.
+ * @typedef {object} Profile
+ * @property {string} name
+ * @property {number} created_at
+ * @property {RatingRecord[]} ratings
+ * @property {RatingPoint[]} rating_history
+ * @property {OpponentRecord[]} opponents
+ * @property {GameSummary[]} recent_games
+ */
+
+/** @typedef {{games: GameSummary[], page: number, pages: number}} ArchivePage */

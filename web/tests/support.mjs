@@ -13,6 +13,7 @@ export const ROOT = dirname(WEB);
 /** Where screenshots go (CI keeps this folder): KINGSTABLE_SCREENSHOTS or target/web-screenshots. */
 export const SHOTS = process.env.KINGSTABLE_SCREENSHOTS ?? join(ROOT, 'target', 'web-screenshots');
 
+/** @type {Record<string, string>} */
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -42,7 +43,7 @@ export async function serveStatic() {
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[/** @type {keyof TYPES} */ (extname(file))] ?? 'application/octet-stream' });
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
       res.end(body);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' });
