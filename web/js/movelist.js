@@ -16,16 +16,16 @@ export class MoveList {
     /** @type {Record<string, HTMLButtonElement>} */
     this.buttons = {};
     const nav = h('div', { class: 'nav-buttons' });
-    /** @type {Array<[string, string, () => number]>} */
+    /** @type {Array<[string, string, string, () => number]>} */
     const actions = [
-      ['first', '⏮', () => 0],
-      ['prev', '◀', () => this.ply - 1],
-      ['next', '▶', () => this.ply + 1],
-      ['last', '⏭', () => this.moves.length],
+      ['first', 'play.nav_first', '⏮', () => 0],
+      ['prev', 'play.nav_prev', '◀', () => this.ply - 1],
+      ['next', 'play.nav_next', '▶', () => this.ply + 1],
+      ['last', 'play.nav_last', '⏭', () => this.moves.length],
     ];
-    for (const [name, icon, target] of actions) {
+    for (const [name, key, icon, target] of actions) {
       const button = h('button', {
-        type: 'button', class: 'btn btn--small', 'aria-label': t(`play.nav_${name}`), title: t(`play.nav_${name}`),
+        type: 'button', class: 'btn btn--small', 'aria-label': t(key), title: t(key),
         dataset: { nav: name }, onclick: () => this.go(target()),
       }, icon);
       this.buttons[name] = button;

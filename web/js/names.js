@@ -56,8 +56,11 @@ export function sideName(kind, side) {
  * @param {import('./types.js').GameResult} result
  */
 export function resultWords(kind, result) {
-  const headline = result.winner
-    ? t('result.wins', { side: sideName(kind, result.winner) })
-    : t('result.draw');
+  const camelot = kind === 'camelot';
+  /** @type {Record<Side, string>} */
+  const wins = camelot
+    ? { first: 'result.white_wins', second: 'result.black_wins' }
+    : { first: 'result.attackers_win', second: 'result.defenders_win' };
+  const headline = result.winner ? t(wins[result.winner]) : t('result.draw');
   return { headline, reason: t(REASON_KEYS[result.reason] ?? result.reason) };
 }

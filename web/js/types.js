@@ -77,6 +77,8 @@
  * @property {BoardView} board
  * @property {BoardView} [start_board] the position before the first move (to browse
  *   earlier positions); optional: without it only the current position is shown
+ * @property {string} [start_position] the position string the game started from, when
+ *   not the standard start (imported games); optional
  * @property {PlayedMove[]} moves
  * @property {MoveInfo[]} legal_moves
  * @property {Clocks | null} clocks

@@ -252,7 +252,7 @@ export async function render(main, [id]) {
   }
 
   /**
-   * Applies the events the server sent since `game.rev`.
+   * Applies the events the server sent since the revision this page has.
    * @param {any} msg
    */
   function applyEvents(msg) {

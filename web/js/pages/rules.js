@@ -1,0 +1,47 @@
+// Rules: a page per game for players, in the reader's language, with the start position
+// drawn (data made by the real rules: web/data/*-start.json, see web/tests/fixtures/make.sh).
+import { h, setTitle } from '../ui.js';
+import { t } from '../i18n.js';
+import { Board } from '../board.js';
+import { GAME_KINDS, gameName } from '../names.js';
+
+/** @typedef {import('../types.js').GameKind} GameKind */
+
+/** The rules of each game, in reading order (keys of the language files). */
+const RULES = {
+  fetlar: ['rules.fetlar.intro', 'rules.tafl.board', 'rules.tafl.move', 'rules.tafl.restricted', 'rules.tafl.capture',
+    'rules.tafl.hostile', 'rules.tafl.king_armed', 'rules.tafl.king_capture', 'rules.tafl.escape',
+    'rules.tafl.encirclement', 'rules.tafl.no_moves', 'rules.fetlar.repetition', 'rules.tafl.draws'],
+  copenhagen: ['rules.copenhagen.intro', 'rules.tafl.board', 'rules.tafl.move', 'rules.tafl.restricted', 'rules.tafl.capture',
+    'rules.tafl.hostile', 'rules.tafl.king_armed', 'rules.copenhagen.shieldwall', 'rules.tafl.king_capture',
+    'rules.tafl.escape', 'rules.copenhagen.fort', 'rules.tafl.encirclement', 'rules.tafl.no_moves',
+    'rules.copenhagen.repetition', 'rules.tafl.draws'],
+  camelot: ['rules.camelot.intro', 'rules.camelot.board', 'rules.camelot.plain', 'rules.camelot.canter',
+    'rules.camelot.jump', 'rules.camelot.charge', 'rules.camelot.compulsory', 'rules.camelot.castle_enemy',
+    'rules.camelot.castle_own', 'rules.camelot.win', 'rules.camelot.draws'],
+};
+
+/**
+ * @param {HTMLElement} main
+ * @param {string[]} params
+ */
+export async function render(main, [which]) {
+  const kind = /** @type {GameKind} */ (GAME_KINDS.includes(/** @type {GameKind} */ (which)) ? which : 'copenhagen');
+  setTitle(t('rules.title', { game: gameName(kind) }));
+  const tabs = h('nav', { class: 'tabs', 'aria-label': t('nav.rules') },
+    ...GAME_KINDS.map((k) => h('a', { href: `/rules/${k}`, class: 'tab', 'aria-current': k === kind ? 'page' : null }, gameName(k))));
+  const boardEl = h('div');
+  const figure = h('figure', { class: 'rules__diagram' }, boardEl, h('figcaption', { class: 'small muted' }, t('rules.start_caption')));
+  main.append(h('article', { class: 'card rules' },
+    tabs,
+    h('h1', null, t('rules.title', { game: gameName(kind) })),
+    h('div', { class: 'rules__body' },
+      figure,
+      h('ol', { class: 'rules__list' }, ...RULES[kind].map((key) => h('li', null, t(key)))))));
+  try {
+    const data = await (await fetch(`/data/${kind}-start.json`)).json();
+    new Board(boardEl, { small: true }).set({ board: data.board, interactive: false });
+  } catch {
+    figure.remove();
+  }
+}
