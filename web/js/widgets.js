@@ -15,7 +15,7 @@ export const TIME_CONTROLS = ['1+0', '3+2', '5+3', '10+5', '15+10', '30+20', '1d
  */
 export function gameIcon(kind) {
   const svg = kind === 'camelot'
-    ? '<svg viewBox="0 0 48 64" aria-hidden="true"><path d="M20 2h8v4h-8zM8 6h32v4h4v4h4v36h-4v4h-4v4H8v-4H4v-4H0V14h4v-4h4z" fill="#e2c9a0" stroke="#8a6a45" stroke-width="1.5"/><path d="M16 26 h16 l6 6 v10 l-6 6 H16 l-6-6 V32z" fill="#2f2a26"/><circle cx="24" cy="17" r="5" fill="#f8f4ec" stroke="#2a2622" stroke-width="1.5"/></svg>'
+    ? '<svg viewBox="0 0 48 64" aria-hidden="true"><path d="M20 1h8v4h12v4h4v4h3v38h-3v4h-4v4H28v4h-8v-4H8v-4H4v-4H1V13h3V9h4V5h12z" fill="#e2c9a0" stroke="#8a6a45" stroke-width="1.5"/><rect x="20" y="1.5" width="8" height="4" fill="#c7b9a6"/><rect x="20" y="58.5" width="8" height="4" fill="#cfdcea"/><path d="M17 14h8l5 5v8l-5 5h-8l-5-5v-8z" fill="#2f2a26"/><circle cx="27" cy="44" r="7" fill="#f8f4ec" stroke="#2a2622" stroke-width="1.5"/></svg>'
     : `<svg viewBox="0 0 44 44" aria-hidden="true"><rect x="1" y="1" width="42" height="42" rx="3" fill="#e2c9a0" stroke="#8a6a45" stroke-width="1.5"/><rect x="2" y="2" width="7" height="7" fill="#b98b5e"/><rect x="35" y="2" width="7" height="7" fill="#b98b5e"/><rect x="2" y="35" width="7" height="7" fill="#b98b5e"/><rect x="35" y="35" width="7" height="7" fill="#b98b5e"/><circle cx="22" cy="22" r="7" fill="#f8f4ec" stroke="#2a2622" stroke-width="1.5"/><path d="M18 24 l-1-5 3 2 2-4 2 4 3-2 -1 5z" fill="#e0b43a"/>${kind === 'copenhagen' ? '<path d="M14 6l4 4-4 4-4-4z M30 6l4 4-4 4-4-4z" fill="#2f2a26"/>' : '<path d="M22 4l4 4-4 4-4-4z" fill="#2f2a26"/>'}</svg>`;
   const span = h('span', { class: 'game-icon' });
   span.innerHTML = svg;

@@ -1,0 +1,180 @@
+// The app's pages in real Chromium, served as files (no kingstable server yet: the API
+// answers 503, and pages must say so instead of breaking): routing, the header, language
+// switching, settings, the rules pages with their diagrams; screenshots of every page on
+// a desktop and a phone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveStatic, launch, DESKTOP, PHONE, shot } from './support.mjs';
+
+/** @type {Awaited<ReturnType<typeof serveStatic>>} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await serveStatic();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/**
+ * Console errors and uncaught exceptions, less the failed requests to the API and the
+ * sockets, which have no server behind them in this test.
+ * @param {import('playwright-core').Page} page
+ */
+function watch(page) {
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    const text = m.text();
+    if (m.type() !== 'error') return;
+    if (text.includes('status of 503') || text.includes('WebSocket connection')) return;
+    errors.push(`console: ${text}`);
+  });
+  return errors;
+}
+
+/**
+ * @param {{width: number, height: number}} viewport
+ * @param {string} [lang]
+ */
+async function openApp(viewport, lang = 'en-GB') {
+  const context = await browser.newContext({ viewport, locale: lang, hasTouch: viewport === PHONE });
+  const page = await context.newPage();
+  const errors = watch(page);
+  return { context, page, errors };
+}
+
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {string} path
+ */
+async function go(page, path) {
+  await page.goto(`${server.origin}${path}`);
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+const PAGES = [
+  ['home', '/'],
+  ['game', '/game/k3f9x2'],
+  ['watch', '/watch'],
+  ['archive', '/archive'],
+  ['analysis', '/analysis'],
+  ['player', '/player/alice'],
+  ['rules-copenhagen', '/rules/copenhagen'],
+  ['rules-camelot', '/rules/camelot'],
+  ['signin', '/signin'],
+  ['signup', '/signup'],
+  ['settings', '/settings'],
+];
+
+test('every page renders on a desktop and a phone without script errors', async () => {
+  /** @type {string[]} */
+  const problems = [];
+  for (const [viewport, label] of /** @type {const} */ ([[DESKTOP, 'desktop'], [PHONE, 'phone']])) {
+    const { context, page, errors } = await openApp(viewport);
+    for (const [name, path] of PAGES) {
+      await go(page, path);
+      await shot(page, `page-${name}-${label}`);
+      if (await page.locator('main h1').count() < 1) problems.push(`${path} has no heading`);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > viewport.width) problems.push(`${path} is ${width}px wide on a ${viewport.width}px screen`);
+    }
+    problems.push(...errors);
+    await context.close();
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('pages without the server say so in words', async () => {
+  const { context, page, errors } = await openApp(DESKTOP);
+  await go(page, '/game/k3f9x2');
+  assert.match(await page.locator('.notice--error').first().textContent() ?? '', /not available/);
+  await go(page, '/archive');
+  await page.waitForSelector('.notice--error');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('links navigate without reloading, and back works', async () => {
+  const { context, page, errors } = await openApp(DESKTOP);
+  await go(page, '/');
+  await page.evaluate(() => { /** @type {any} */ (window).marker = 1; });
+  await page.click('.site-nav a[href="/rules/copenhagen"]');
+  await page.waitForSelector('body[data-page="rules"]');
+  assert.equal(new URL(page.url()).pathname, '/rules/copenhagen');
+  assert.equal(await page.locator('.site-nav a[aria-current="page"]').getAttribute('href'), '/rules/copenhagen');
+  await page.click('.tabs a[href="/rules/camelot"]');
+  await page.waitForFunction(() => document.querySelector('main h1')?.textContent?.includes('Camelot'));
+  await page.waitForSelector('.rules__diagram .kt-sq');
+  assert.equal(await page.locator('.rules__diagram .kt-sq').count(), 160);
+  assert.equal(await page.locator('.rules__diagram .kt-piece').count(), 28);
+  await page.goBack();
+  await page.waitForFunction(() => document.querySelector('main h1')?.textContent?.includes('Copenhagen'));
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).marker), 1, 'no reload');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the language follows the browser, switches from the header, and is remembered', async () => {
+  const { context, page, errors } = await openApp(DESKTOP, 'it-IT');
+  await go(page, '/rules/fetlar');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'it');
+  assert.equal(await page.locator('.site-nav a[href="/"]').textContent(), 'Gioca');
+  assert.match(await page.locator('main h1').textContent() ?? '', /Regole/);
+  await page.selectOption('#lang', 'fr');
+  await page.waitForFunction(() => document.documentElement.lang === 'fr');
+  await page.waitForFunction(() => document.querySelector('main h1')?.textContent?.includes('Règles'));
+  assert.equal(await page.locator('.site-nav a[href="/"]').textContent(), 'Jouer');
+  await shot(page, 'page-rules-fetlar-french-desktop');
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'fr');
+  await page.selectOption('#lang', 'en');
+  await page.waitForFunction(() => document.documentElement.lang === 'en');
+  assert.equal(await page.locator('.site-nav a[href="/"]').textContent(), 'Play');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the home page offers every game, level and time control, by keyboard too', async () => {
+  const { context, page, errors } = await openApp(DESKTOP);
+  await go(page, '/');
+  // The skip link is the first stop of the keyboard and visible when focused.
+  await page.keyboard.press('Tab');
+  assert.ok(await page.locator('.skip-link').evaluate((el) => el === document.activeElement && el.getBoundingClientRect().left >= 0));
+  assert.equal(await page.locator('.game-picker input').count(), 3);
+  assert.equal(await page.locator('.level-picker input').count(), 6);
+  await page.click('label[for="kind-camelot"]');
+  // The side picker names the sides as Camelot does.
+  assert.equal(await page.locator('label[for="side-first"]').textContent(), 'White');
+  await page.click('#tab-friend');
+  assert.equal(await page.locator('.level-picker').count(), 0);
+  assert.equal(await page.locator('input[name="rated"]').count(), 1);
+  const options = await page.$$eval('#time-control option', (els) => els.map((e) => /** @type {HTMLOptionElement} */ (e).value));
+  for (const tc of ['1+0', '3+2', '5+3', '10+5', '15+10', '30+20', '1d', '2d', '3d', '5d', '7d', '14d', 'untimed']) {
+    assert.ok(options.includes(tc), `time control ${tc}`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('settings are kept in this browser', async () => {
+  const { context, page, errors } = await openApp(PHONE);
+  await go(page, '/settings');
+  await page.click('label[for="s-or-first"]');
+  await page.uncheck('#s-sound');
+  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('kingstable.prefs') ?? '{}'));
+  assert.deepEqual({ orientation: stored.orientation, sound: stored.sound }, { orientation: 'first', sound: false });
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.isChecked('#s-sound'), false);
+  assert.equal(await page.isChecked('#s-or-first'), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
