@@ -18,16 +18,17 @@ export class MoveList {
     const nav = h('div', { class: 'nav-buttons' });
     /** @type {Array<[string, string, string, () => number]>} */
     const actions = [
-      ['first', 'play.nav_first', '⏮', () => 0],
-      ['prev', 'play.nav_prev', '◀', () => this.ply - 1],
-      ['next', 'play.nav_next', '▶', () => this.ply + 1],
-      ['last', 'play.nav_last', '⏭', () => this.moves.length],
+      ['first', 'play.nav_first', 'M6 5h2v14H6zM19 5v14L9 12z', () => 0],
+      ['prev', 'play.nav_prev', 'M17 5v14L6 12z', () => this.ply - 1],
+      ['next', 'play.nav_next', 'M7 5v14l11-7z', () => this.ply + 1],
+      ['last', 'play.nav_last', 'M16 5h2v14h-2zM5 5v14l10-7z', () => this.moves.length],
     ];
     for (const [name, key, icon, target] of actions) {
       const button = h('button', {
         type: 'button', class: 'btn btn--small', 'aria-label': t(key), title: t(key),
         dataset: { nav: name }, onclick: () => this.go(target()),
-      }, icon);
+      });
+      button.innerHTML = `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="${icon}"/></svg>`;
       this.buttons[name] = button;
       nav.append(button);
     }
@@ -43,6 +44,7 @@ export class MoveList {
       this.go(fn());
     };
     document.addEventListener('keydown', this.keys);
+    this.draw();
   }
 
   /** @param {number} ply */
