@@ -24,6 +24,14 @@ npx tsc --noEmit -p tsconfig.json || fail "type errors in web/"
 step "i18n check (en, it, fr)"
 node web/tests/i18n_check.mjs || fail "i18n"
 
+if [ -d crates/server ]; then
+    step "build kingstable (the browser tests run the app against a real kingstable serve)"
+    cargo build --release --locked -p kingstable || fail "cargo build kingstable"
+    export KINGSTABLE_BIN="$PWD/target/release/kingstable"
+    # With this set, a missing server makes the server tests fail instead of skipping.
+    export KINGSTABLE_REQUIRE_SERVER=1
+fi
+
 step "browser tests (headless Chromium)"
 export KINGSTABLE_SCREENSHOTS="${KINGSTABLE_SCREENSHOTS:-$PWD/target/web-screenshots}"
 node --test --test-concurrency=1 web/tests/ || fail "browser tests"

@@ -103,3 +103,76 @@ export function watchErrors(page) {
 export async function fixture(name) {
   return JSON.parse(await readFile(join(WEB, 'tests', 'fixtures', `${name}.json`), 'utf8'));
 }
+
+/**
+ * The kingstable binary to test against: KINGSTABLE_BIN, else target/release or
+ * target/debug, if it has the `serve` command; null if none does.
+ * @returns {Promise<string | null>}
+ */
+export async function kingstableBinary() {
+  const { execFile } = await import('node:child_process');
+  const candidates = process.env.KINGSTABLE_BIN
+    ? [process.env.KINGSTABLE_BIN]
+    : [join(ROOT, 'target', 'release', 'kingstable'), join(ROOT, 'target', 'debug', 'kingstable')];
+  for (const bin of candidates) {
+    if (!existsSync(bin)) continue;
+    const ok = await new Promise((resolve) => {
+      execFile(bin, ['serve', '--help'], { timeout: 10000 }, (error) => resolve(!error));
+    });
+    if (ok) return bin;
+  }
+  return null;
+}
+
+/**
+ * Starts a real `kingstable serve` on a free loopback port with a new SQLite file.
+ * @param {string} bin
+ * @returns {Promise<{origin: string, stop: () => Promise<void>, log: () => string}>}
+ */
+export async function startKingstable(bin) {
+  const { spawn } = await import('node:child_process');
+  const { mkdtemp } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const net = await import('node:net');
+  const port = await new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const free = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(free));
+    });
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'kingstable-web-'));
+  const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--database', join(dir, 'kingstable.db')], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => { output += d; });
+  child.stderr.on('data', (d) => { output += d; });
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`kingstable serve exited: ${output}`);
+    try {
+      const response = await fetch(`${origin}/health`);
+      if (response.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`kingstable serve did not answer /health in 30 s: ${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    origin,
+    log: () => output,
+    stop: () => new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve(undefined);
+      child.once('exit', () => resolve(undefined));
+      child.kill('SIGTERM');
+    }),
+  };
+}
