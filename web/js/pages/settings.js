@@ -14,7 +14,7 @@ export async function render(main) {
   const language = h('select', { id: 's-lang' }, ...Object.entries(LANGUAGES).map(([code, name]) => new Option(name, code, false, code === lang())));
   language.addEventListener('change', () => void setLang(language.value));
 
-  const orientation = h('div', { class: 'segmented', role: 'radiogroup', 'aria-labelledby': 's-orientation-label' });
+  const orientation = h('div', { class: 'segmented segmented--stack', role: 'radiogroup', 'aria-labelledby': 's-orientation-label' });
   for (const [value, key] of [['mine', 'settings.orientation_mine'], ['first', 'settings.orientation_first'], ['second', 'settings.orientation_second']]) {
     orientation.append(
       h('input', { type: 'radio', name: 'orientation', id: `s-or-${value}`, value, checked: p.orientation === value, onchange: () => { savePrefs({ orientation: /** @type {any} */ (value) }); toast(t('settings.saved')); } }),
