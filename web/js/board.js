@@ -35,6 +35,8 @@ import { t as translate } from './i18n.js';
  * @property {MoveInfo[]} [legalMoves] moves the player may make now (empty: none)
  * @property {MoveInfo | null} [lastMove] the move that led here, highlighted
  * @property {boolean} [interactive] whether the player may move (default: legal moves given)
+ * @property {boolean} [animate] animate (and sound) a new last move (default true; false
+ *   when jumping around a game's history)
  */
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -223,7 +225,7 @@ export class Board {
     this.closePicker();
     if (kindChanged) this.focus = this.initialFocus();
     this.render();
-    if (moved && previous && !kindChanged && this.lastMove) {
+    if (moved && previous && !kindChanged && this.lastMove && state.animate !== false) {
       this.animateMove(this.lastMove, previous);
       if (this.sound) playSound(this.lastMove.captures.length ? 'capture' : 'move');
     }

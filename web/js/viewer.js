@@ -19,13 +19,14 @@ export function gameViewer(game) {
   const boardEl = h('div');
   const board = new Board(boardEl, { coordinates: settings.coordinates, sound: false });
   const ply = { value: game.moves.length };
-  const show = () => {
+  const show = (animate = false) => {
     const view = game.start_board ? boardAt(game.start_board, game.moves, ply.value) : game.board;
-    board.set({ board: view, legalMoves: [], lastMove: ply.value > 0 ? game.moves[ply.value - 1] : null, interactive: false });
+    board.set({ board: view, legalMoves: [], lastMove: ply.value > 0 ? game.moves[ply.value - 1] : null, interactive: false, animate });
   };
   const list = new MoveList((p) => {
+    const forward = p === ply.value + 1;
     ply.value = p;
-    show();
+    show(forward);
   });
   list.set(game.moves, ply.value);
   show();

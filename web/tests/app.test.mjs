@@ -178,3 +178,38 @@ test('settings are kept in this browser', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('page weight and time to the first board on loopback (written to weights.json)', async () => {
+  const { writeFile, mkdir } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { SHOTS } = await import('./support.mjs');
+  /** @type {Record<string, {bytes: number, requests: number, first_board_ms: number}>} */
+  const report = {};
+  for (const [name, path, selector] of [['rules', '/rules/copenhagen', '.kt-sq'], ['home', '/', '.game-picker']]) {
+    const { context, page } = await openApp(DESKTOP);
+    let bytes = 0;
+    let requests = 0;
+    page.on('response', async (r) => {
+      if (r.url().includes('/api/')) return;
+      try {
+        bytes += (await r.body()).length;
+        requests += 1;
+      } catch {
+        // A redirect or an aborted request has no body.
+      }
+    });
+    const t0 = Date.now();
+    await page.goto(`${server.origin}${path}`);
+    await page.waitForSelector(selector);
+    const ms = Date.now() - t0;
+    await page.waitForLoadState('networkidle');
+    report[name] = { bytes, requests, first_board_ms: ms };
+    await context.close();
+  }
+  await mkdir(SHOTS, { recursive: true });
+  await writeFile(join(SHOTS, 'weights.json'), JSON.stringify(report, null, 2));
+  console.log(JSON.stringify(report));
+  // Budgets: everything the first page needs, uncompressed, without a build step.
+  assert.ok(report.home.bytes < 250_000, `home page is ${report.home.bytes} bytes`);
+  assert.ok(report.rules.first_board_ms < 5000, `first board after ${report.rules.first_board_ms} ms`);
+});

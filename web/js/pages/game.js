@@ -65,6 +65,7 @@ export async function render(main, [id]) {
     },
   });
   const clocks = new ClockPair({ sound: () => settings.sound });
+  let shownPly = game.moves.length;
   const moveList = new MoveList((ply) => {
     browsing = ply === game.moves.length ? null : ply;
     drawBoard();
@@ -125,7 +126,9 @@ export async function render(main, [id]) {
       legalMoves: live && mine ? game.legal_moves : [],
       lastMove: ply > 0 ? game.moves[ply - 1] : null,
       interactive: live && mine,
+      animate: ply === shownPly + 1,
     });
+    shownPly = ply;
     boardBox.classList.toggle('is-browsing', !live);
   }
 
@@ -245,7 +248,8 @@ export async function render(main, [id]) {
     drawStatus();
     drawActions();
     moveList.set(game.moves, browsing ?? game.moves.length);
-    clocks.sync(game.status === 'ongoing' || game.clocks?.running ? game.clocks : game.clocks && { ...game.clocks, running: null });
+    // Only an ongoing game's clock runs.
+    clocks.sync(game.clocks && game.status !== 'ongoing' ? { ...game.clocks, running: null } : game.clocks);
     watchers.textContent = t('play.watchers', { count: game.watchers });
     main.dataset.status = game.status;
     main.dataset.rev = String(game.rev);
@@ -340,11 +344,14 @@ export async function render(main, [id]) {
     },
     onMessage: (msg) => {
       switch (msg.t) {
-        case 'state':
+        case 'state': {
+          const wasYou = game.you;
           game = msg.game;
-          board.flip(orientationFor(game.you) === board.orientation ? board.orientation : orientationFor(game.you));
+          // A seat taken (joining by link) turns the board to the player's side.
+          if (game.you !== wasYou) board.flip(orientationFor(game.you));
           drawAll();
           break;
+        }
         case 'events':
           applyEvents(msg);
           break;
