@@ -134,3 +134,24 @@ export function timeControlText(tc) {
 export function setTitle(title) {
   document.title = title ? `${title} · Kingstable` : 'Kingstable';
 }
+
+/**
+ * A read-only field with a link and a button that copies it.
+ * @param {string} link
+ * @param {string} id the field's id
+ */
+export function copyLink(link, id) {
+  const input = h('input', { type: 'text', readonly: true, value: link, 'aria-label': t('home.link'), id });
+  const button = h('button', {
+    type: 'button', class: 'btn btn--small', onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(link);
+        toast(t('home.copied'));
+      } catch {
+        // No clipboard (plain http on another host): select it for a manual copy.
+        input.select();
+      }
+    },
+  }, t('home.copy'));
+  return h('div', { class: 'copy-link' }, input, button);
+}

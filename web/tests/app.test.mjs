@@ -2,51 +2,21 @@
 // answers 503, and pages must say so instead of breaking): routing, the header, language
 // switching, settings, the rules pages with their diagrams; screenshots of every page on
 // a desktop and a phone.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveStatic, launch, DESKTOP, PHONE, shot } from './support.mjs';
+import { useBrowser, DESKTOP, PHONE, shot, watchErrors } from './support.mjs';
 
-/** @type {Awaited<ReturnType<typeof serveStatic>>} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
+const env = useBrowser();
 
-before(async () => {
-  server = await serveStatic();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/**
- * Console errors and uncaught exceptions, less the failed requests to the API and the
- * sockets, which have no server behind them in this test.
- * @param {import('playwright-core').Page} page
- */
-function watch(page) {
-  /** @type {string[]} */
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    const text = m.text();
-    if (m.type() !== 'error') return;
-    if (text.includes('status of 503') || text.includes('WebSocket connection')) return;
-    errors.push(`console: ${text}`);
-  });
-  return errors;
-}
 
 /**
  * @param {{width: number, height: number}} viewport
  * @param {string} [lang]
  */
 async function openApp(viewport, lang = 'en-GB') {
-  const context = await browser.newContext({ viewport, locale: lang, hasTouch: viewport === PHONE });
+  const context = await env.browser.newContext({ viewport, locale: lang, hasTouch: viewport === PHONE });
   const page = await context.newPage();
-  const errors = watch(page);
+  const errors = watchErrors(page);
   return { context, page, errors };
 }
 
@@ -55,7 +25,7 @@ async function openApp(viewport, lang = 'en-GB') {
  * @param {string} path
  */
 async function go(page, path) {
-  await page.goto(`${server.origin}${path}`);
+  await page.goto(`${env.server.origin}${path}`);
   await page.waitForSelector('body[data-ready="true"]');
 }
 
@@ -199,7 +169,7 @@ test('page weight and time to the first board on loopback (written to weights.js
       }
     });
     const t0 = Date.now();
-    await page.goto(`${server.origin}${path}`);
+    await page.goto(`${env.server.origin}${path}`);
     await page.waitForSelector(selector);
     const ms = Date.now() - t0;
     await page.waitForLoadState('networkidle');

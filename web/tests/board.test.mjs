@@ -1,27 +1,14 @@
 // The board component in real Chromium, on positions made by the real rules: select,
 // see the destinations, play by click, drag and keyboard, choose a Camelot jump path in
 // the picker, flip, switch language; screenshots on a desktop and a phone.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveStatic, launch, DESKTOP, PHONE, shot, watchErrors, fixture } from './support.mjs';
+import { useBrowser, DESKTOP, PHONE, shot, watchErrors, fixture } from './support.mjs';
 
 /** @typedef {import('../js/types.js').MoveInfo} MoveInfo */
 /** @typedef {import('../js/types.js').Square} Square */
 
-/** @type {Awaited<ReturnType<typeof serveStatic>>} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await serveStatic();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowser();
 
 /**
  * Opens the harness on a fixture.
@@ -29,10 +16,10 @@ after(async () => {
  * @param {{viewport?: {width: number, height: number}, query?: string}} [opts]
  */
 async function open(name, opts = {}) {
-  const context = await browser.newContext({ viewport: opts.viewport ?? DESKTOP, hasTouch: opts.viewport === PHONE });
+  const context = await env.browser.newContext({ viewport: opts.viewport ?? DESKTOP, hasTouch: opts.viewport === PHONE });
   const page = await context.newPage();
   const errors = watchErrors(page);
-  await page.goto(`${server.origin}/tests/harness.html?fixture=${name}&${opts.query ?? ''}`);
+  await page.goto(`${env.server.origin}/tests/harness.html?fixture=${name}&${opts.query ?? ''}`);
   await page.waitForSelector('body[data-ready="true"]');
   return { page, errors, context };
 }

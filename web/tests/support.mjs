@@ -6,6 +6,7 @@ import { readFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const WEB = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -82,7 +83,8 @@ export async function shot(page, name) {
 }
 
 /**
- * Collects console errors and uncaught exceptions of a page.
+ * Collects console errors and uncaught exceptions of a page, less the failed requests
+ * to the API and the sockets, which have no server behind them in the static tests.
  * @param {import('playwright-core').Page} page
  * @returns {string[]}
  */
@@ -91,9 +93,28 @@ export function watchErrors(page) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().includes('503')) errors.push(`console: ${m.text()}`);
+    const text = m.text();
+    if (m.type() !== 'error' || text.includes('status of 503') || text.includes('WebSocket connection')) return;
+    errors.push(`console: ${text}`);
   });
   return errors;
+}
+
+/**
+ * Starts the static server and Chromium before a test file's tests and stops them after.
+ * @returns {{server: Awaited<ReturnType<typeof serveStatic>>, browser: import('playwright-core').Browser}}
+ */
+export function useBrowser() {
+  const env = /** @type {{server: Awaited<ReturnType<typeof serveStatic>>, browser: import('playwright-core').Browser}} */ ({});
+  before(async () => {
+    env.server = await serveStatic();
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }
 
 /**

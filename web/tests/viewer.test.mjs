@@ -1,24 +1,11 @@
 // The archive's game viewer in Chromium on games made by the real rules: step through
 // with the arrow keys and the buttons, click a move, see the result in words.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveStatic, launch, DESKTOP, PHONE, shot, watchErrors, fixture } from './support.mjs';
+import { useBrowser, DESKTOP, PHONE, shot, watchErrors, fixture } from './support.mjs';
 import { boardAt } from '../js/replay.js';
 
-/** @type {Awaited<ReturnType<typeof serveStatic>>} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await serveStatic();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowser();
 
 /**
  * The pieces a board view holds, as "square:side-kind" strings.
@@ -43,10 +30,10 @@ test('step through a game with the keys, the buttons and the move list', async (
   const start = await fixture('copenhagen_start');
   const fx = await fixture('copenhagen_capture');
   for (const [viewport, label] of /** @type {const} */ ([[DESKTOP, 'desktop'], [PHONE, 'phone']])) {
-    const context = await browser.newContext({ viewport });
+    const context = await env.browser.newContext({ viewport });
     const page = await context.newPage();
     const errors = watchErrors(page);
-    await page.goto(`${server.origin}/tests/viewer.html?fixture=copenhagen_capture&start=copenhagen_start&result=king_captured`);
+    await page.goto(`${env.server.origin}/tests/viewer.html?fixture=copenhagen_capture&start=copenhagen_start&result=king_captured`);
     await page.waitForSelector('body[data-ready="true"]');
     assert.deepEqual(await shownPieces(page), piecesOf(fx.board));
     assert.match(await page.locator('.result-banner').textContent() ?? '', /attackers win.*king was captured/i);
@@ -71,19 +58,19 @@ test('step through a game with the keys, the buttons and the move list', async (
 });
 
 test('the reason a game ended is in words in every language', async () => {
-  const context = await browser.newContext({ viewport: DESKTOP });
+  const context = await env.browser.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   const errors = watchErrors(page);
   /** @type {Array<[string, RegExp]>} */
   const cases = [['it', /Vincono gli attaccanti/], ['fr', /Les attaquants gagnent/]];
   for (const [lang, words] of cases) {
-    await page.goto(`${server.origin}/tests/viewer.html?fixture=camelot_multipath&start=camelot_start&result=castle`);
+    await page.goto(`${env.server.origin}/tests/viewer.html?fixture=camelot_multipath&start=camelot_start&result=castle`);
     await page.evaluate((l) => localStorage.setItem('kingstable.lang', l), lang);
-    await page.goto(`${server.origin}/tests/viewer.html?fixture=copenhagen_capture&result=repetition`);
+    await page.goto(`${env.server.origin}/tests/viewer.html?fixture=copenhagen_capture&result=repetition`);
     await page.waitForSelector('body[data-ready="true"]');
     assert.match(await page.locator('.result-banner').textContent() ?? '', words);
   }
-  await page.goto(`${server.origin}/tests/viewer.html?fixture=camelot_multipath&start=camelot_start&result=castle`);
+  await page.goto(`${env.server.origin}/tests/viewer.html?fixture=camelot_multipath&start=camelot_start&result=castle`);
   await page.waitForSelector('body[data-ready="true"]');
   assert.match(await page.locator('.result-banner').textContent() ?? '', /Les Blancs gagnent.*château/);
   await shot(page, 'viewer-camelot-french-desktop');

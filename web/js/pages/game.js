@@ -1,7 +1,7 @@
 // A game: the board, both players and clocks, the moves, the actions (resign, draw,
 // takeback against the AI, abort, rematch), the result in words, and the watchers. The
 // game socket keeps it live and catches up after a dropped connection.
-import { h, toast, confirmDialog, errorNotice, errorText, setTitle, timeControlText } from '../ui.js';
+import { h, toast, confirmDialog, errorNotice, errorText, setTitle, timeControlText, copyLink } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { Socket } from '../socket.js';
@@ -141,21 +141,7 @@ export async function render(main, [id]) {
       items.push(h('div', { class: 'result-banner', role: 'status' }, h('strong', null, t('play.aborted'))));
     } else if (game.status === 'waiting') {
       items.push(h('p', null, game.you ? t('play.waiting_opponent') : t('play.open_seat')));
-      if (game.you) {
-        const link = location.href;
-        items.push(h('div', { class: 'btn-row' },
-          h('input', { type: 'text', readonly: true, value: link, 'aria-label': t('home.link') }),
-          h('button', {
-            type: 'button', class: 'btn btn--small', onclick: async () => {
-              try {
-                await navigator.clipboard.writeText(link);
-                toast(t('home.copied'));
-              } catch {
-                toast(link);
-              }
-            },
-          }, t('home.copy'))));
-      }
+      if (game.you) items.push(copyLink(location.href, 'game-link'));
     } else {
       const turn = sideName(game.kind, game.board.to_move);
       items.push(h('p', { class: 'play__turn' }, game.you === game.board.to_move ? t('play.your_turn') : t('play.turn', { side: turn })));

@@ -1,6 +1,6 @@
 // Home: pick a game and play the AI, a friend by link, or post a challenge; the lobby of
 // open challenges; games being played now.
-import { h, toast, errorNotice, errorText, setTitle, timeControlText } from '../ui.js';
+import { h, toast, errorNotice, errorText, setTitle, timeControlText, copyLink } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { Socket } from '../socket.js';
@@ -81,21 +81,10 @@ export async function render(main) {
       if (mode === 'friend') {
         const game = await api.createGame({ kind, opponent: 'friend', side, time_control, rated });
         const link = new URL(game.url, location.href).href;
-        const input = h('input', { type: 'text', readonly: true, value: link, 'aria-label': t('home.link'), id: 'friend-link' });
         result.replaceChildren(h('div', { class: 'notice notice--good stack' },
           h('p', null, t('home.link_ready')),
-          input,
+          copyLink(link, 'friend-link'),
           h('div', { class: 'btn-row' },
-            h('button', {
-              type: 'button', class: 'btn', onclick: async () => {
-                try {
-                  await navigator.clipboard.writeText(link);
-                  toast(t('home.copied'));
-                } catch {
-                  input.select();
-                }
-              },
-            }, t('home.copy')),
             h('a', { class: 'btn btn--primary', href: game.url }, t('home.open_game')))));
         return;
       }
