@@ -233,7 +233,7 @@ export default {
   'account.signup': 'Sign up',
   'account.username': 'Username',
   'account.password': 'Password',
-  'account.username_rules': '3 to 24 letters, digits, - or _.',
+  'account.username_rules': '3 to 20 letters, digits, - or _; starting with a letter.',
   'account.password_rules': 'At least 8 characters.',
   'account.guest_keeps': 'Played as a guest already? Your games come with you.',
   'account.have_account': 'Have an account? Sign in',

@@ -233,7 +233,7 @@ export default {
   'account.signup': 'Créer un compte',
   'account.username': 'Nom d’utilisateur',
   'account.password': 'Mot de passe',
-  'account.username_rules': 'De 3 à 24 lettres, chiffres, - ou _.',
+  'account.username_rules': 'De 3 à 20 lettres, chiffres, - ou _ ; commence par une lettre.',
   'account.password_rules': 'Au moins 8 caractères.',
   'account.guest_keeps': 'Vous avez déjà joué en invité ? Vos parties vous suivent.',
   'account.have_account': 'Déjà un compte ? Se connecter',

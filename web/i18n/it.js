@@ -233,7 +233,7 @@ export default {
   'account.signup': 'Registrati',
   'account.username': 'Nome utente',
   'account.password': 'Password',
-  'account.username_rules': 'Da 3 a 24 tra lettere, cifre, - o _.',
+  'account.username_rules': 'Da 3 a 20 tra lettere, cifre, - o _; deve iniziare con una lettera.',
   'account.password_rules': 'Almeno 8 caratteri.',
   'account.guest_keeps': 'Hai già giocato come ospite? Le tue partite vengono con te.',
   'account.have_account': 'Hai già un account? Accedi',

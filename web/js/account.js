@@ -13,7 +13,7 @@ export function accountForm(main, purpose) {
   const signup = purpose === 'signup';
   setTitle(t(signup ? 'account.signup' : 'account.signin'));
   const status = h('div', { 'aria-live': 'polite' });
-  const username = h('input', { type: 'text', id: 'username', name: 'username', autocomplete: 'username', required: true, minlength: 3, maxlength: 24, pattern: '[A-Za-z0-9_\\-]+', autocapitalize: 'none', spellcheck: false });
+  const username = h('input', { type: 'text', id: 'username', name: 'username', autocomplete: 'username', required: true, minlength: 3, maxlength: 20, pattern: '[A-Za-z][A-Za-z0-9_\\-]*[A-Za-z0-9]', autocapitalize: 'none', spellcheck: false });
   const password = h('input', { type: 'password', id: 'password', name: 'password', autocomplete: signup ? 'new-password' : 'current-password', required: true, minlength: signup ? 8 : 1 });
   const button = h('button', { type: 'submit', class: 'btn btn--primary btn--block' }, t(signup ? 'account.signup' : 'account.signin'));
   const form = h('form', { class: 'stack' },
