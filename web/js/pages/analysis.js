@@ -155,6 +155,15 @@ export async function render(main) {
       current = await api.position(kind, start, line.slice(0, ply));
     } catch (error) {
       status.replaceChildren(errorNotice(error));
+      // Still show the start position (drawn from the rules' own data) if that is asked.
+      if (!start && ply === 0) {
+        try {
+          const data = await (await fetch(`/data/${kind}-start.json`)).json();
+          board.set({ board: data.board, interactive: false });
+        } catch {
+          // Nothing to show.
+        }
+      }
       return;
     }
     status.replaceChildren();
