@@ -54,7 +54,7 @@ export async function render(main) {
 
   const evalFill = h('div', { class: 'eval-bar__fill', style: 'height: 50%' });
   const evalText = h('div', { class: 'eval-bar__text' }, '0.00');
-  const evalBar = h('div', { class: 'eval-bar', role: 'meter', 'aria-label': t('analysis.evaluation'), 'aria-valuemin': '-1', 'aria-valuemax': '1', 'aria-valuenow': '0' }, evalFill, evalText);
+  const evalBar = h('div', { class: 'eval-bar', dataset: { kind }, role: 'meter', 'aria-label': t('analysis.evaluation'), 'aria-valuemin': '-1', 'aria-valuemax': '1', 'aria-valuenow': '0' }, evalFill, evalText);
   const depthEl = h('span', { id: 'depth' }, '–');
   const scoreEl = h('span', { id: 'score' }, '–');
   const nodesEl = h('span', { class: 'muted small' });
@@ -167,6 +167,7 @@ export async function render(main) {
       return;
     }
     status.replaceChildren();
+    evalBar.dataset.kind = kind;
     const moves = current.moves;
     board.set({
       board: current.board,
