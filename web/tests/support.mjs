@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { extname, join, normalize, dirname } from 'node:path';
+import { extname, join, normalize, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
@@ -133,7 +133,7 @@ export async function fixture(name) {
 export async function kingstableBinary() {
   const { execFile } = await import('node:child_process');
   const candidates = process.env.KINGSTABLE_BIN
-    ? [process.env.KINGSTABLE_BIN]
+    ? [resolve(process.env.KINGSTABLE_BIN)]
     : [join(ROOT, 'target', 'release', 'kingstable'), join(ROOT, 'target', 'debug', 'kingstable')];
   for (const bin of candidates) {
     if (!existsSync(bin)) continue;
@@ -169,12 +169,13 @@ export async function startKingstable(bin) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  child.on('error', (e) => { output += `${e}`; });
   child.stdout.on('data', (d) => { output += d; });
   child.stderr.on('data', (d) => { output += d; });
   const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`kingstable serve exited: ${output}`);
+    if (child.exitCode !== null || child.pid === undefined) throw new Error(`kingstable serve exited: ${output}`);
     try {
       const response = await fetch(`${origin}/health`);
       if (response.ok) break;
