@@ -88,6 +88,7 @@ export default {
   'lobby.mode': 'Mode',
   'lobby.action': 'Action',
   'lobby.accept': 'Play',
+  'lobby.accept_label': 'Play {player}: {game}, {time}',
   'lobby.rated': 'Rated',
   'lobby.casual': 'Casual',
 

@@ -88,6 +88,7 @@ export default {
   'lobby.mode': 'Mode',
   'lobby.action': 'Action',
   'lobby.accept': 'Jouer',
+  'lobby.accept_label': 'Jouer contre {player} : {game}, {time}',
   'lobby.rated': 'Classée',
   'lobby.casual': 'Amicale',
 

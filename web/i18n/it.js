@@ -88,6 +88,7 @@ export default {
   'lobby.mode': 'Tipo',
   'lobby.action': 'Azione',
   'lobby.accept': 'Gioca',
+  'lobby.accept_label': 'Gioca contro {player}: {game}, {time}',
   'lobby.rated': 'Valida',
   'lobby.casual': 'Amichevole',
 

@@ -118,6 +118,7 @@ export async function render(main) {
         ? h('button', { type: 'button', class: 'btn btn--small btn--danger', onclick: () => act(() => api.cancelChallenge(c.id)) }, t('common.cancel'))
         : h('button', {
           type: 'button', class: 'btn btn--small btn--primary',
+          'aria-label': t('lobby.accept_label', { player: c.by ?? '?', game: gameName(c.kind), time: timeControlText(c.time_control) }),
           onclick: () => act(async () => {
             await ensurePlayer();
             const { game_id } = await api.acceptChallenge(c.id);
