@@ -35,6 +35,8 @@ import { t as translate } from './i18n.js';
  * @property {MoveInfo[]} [legalMoves] moves the player may make now (empty: none)
  * @property {MoveInfo | null} [lastMove] the move that led here, highlighted
  * @property {boolean} [interactive] whether the player may move (default: legal moves given)
+ * @property {(sq: Square) => void} [edit] set-up mode: a click, tap or Enter on a square
+ *   calls this instead of choosing a move
  * @property {boolean} [animate] animate (and sound) a new last move (default true; false
  *   when jumping around a game's history)
  */
@@ -157,6 +159,8 @@ export class Board {
     /** @type {MoveInfo | null} */
     this.lastMove = null;
     this.interactive = false;
+    /** @type {((sq: Square) => void) | null} */
+    this.edit = null;
     /** @type {Square | null} */
     this.selected = null;
     /** @type {Square} */
@@ -221,6 +225,8 @@ export class Board {
     this.legal = state.legalMoves ?? [];
     this.lastMove = state.lastMove ?? null;
     this.interactive = state.interactive ?? this.legal.length > 0;
+    /** @type {((sq: Square) => void) | null} */
+    this.edit = state.edit ?? null;
     if (this.selected && !this.movesFrom(this.selected).length) this.selected = null;
     this.closePicker();
     if (kindChanged) this.focus = this.initialFocus();
@@ -563,6 +569,10 @@ export class Board {
    * @param {Square} sq
    */
   activate(sq) {
+    if (this.edit) {
+      this.edit(sq);
+      return;
+    }
     if (!this.interactive || !this.view) return;
     if (this.selected) {
       const moves = this.movesFrom(this.selected).filter((m) => same(m.to, sq));

@@ -183,3 +183,25 @@ test('page weight and time to the first board on loopback (written to weights.js
   assert.ok(report.home.bytes < 250_000, `home page is ${report.home.bytes} bytes`);
   assert.ok(report.rules.first_board_ms < 5000, `first board after ${report.rules.first_board_ms} ms`);
 });
+
+test('analysis: set up a position on the board and get its position string', async () => {
+  const { context, page, errors } = await openApp(DESKTOP);
+  await go(page, '/analysis?kind=copenhagen');
+  await page.waitForSelector('.kt-piece');
+  await page.click('#edit-start');
+  await page.waitForSelector('#editor:not([hidden])');
+  // The first tool is the attacker: a click on one removes it, a click on an empty
+  // square puts one there; the king goes to c3.
+  await page.click('.kt-sq[data-square="d1"]');
+  await page.click('.kt-sq[data-square="b2"]');
+  await page.click('label[for="tool-second-king"]');
+  await page.click('.kt-sq[data-square="c3"]');
+  await page.selectOption('#edit-side', 'second');
+  await shot(page, 'page-analysis-setup-desktop');
+  await page.click('#edit-done');
+  const text = await page.inputValue('#a-position');
+  assert.match(text, /^\/4tttt3\/1t3t5\/2K8\//);
+  assert.match(text, / defenders$/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -79,6 +79,8 @@ export const PHONE = { width: 360, height: 740 };
  */
 export async function shot(page, name) {
   await mkdir(SHOTS, { recursive: true });
+  // From the top, so a sticky header is not drawn in the middle of a full-page shot.
+  await page.evaluate(() => scrollTo(0, 0));
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 

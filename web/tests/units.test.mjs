@@ -43,3 +43,16 @@ test('engine scores: the bar unit, words, and the other side', () => {
   assert.deepEqual(negate({ win_in: 5 }), { loss_in: 5 });
   assert.deepEqual(negate({ cp: 35 }), { cp: -35 });
 });
+
+test('a set-up board is written as the position string the rules themselves write', async () => {
+  const { positionString } = await import('../js/position.js');
+  for (const name of ['copenhagen_start', 'copenhagen_capture', 'fetlar_start']) {
+    const fx = await fixture(name);
+    assert.equal(positionString(fx.board), fx.position, name);
+  }
+  for (const name of ['camelot_start', 'camelot_multipath']) {
+    const fx = await fixture(name);
+    // Board and side; the castle-move and fifty-move counters start at 0 in a set-up.
+    assert.equal(positionString(fx.board).split(' ').slice(0, 2).join(' '), fx.position.split(' ').slice(0, 2).join(' '), name);
+  }
+});

@@ -6,11 +6,12 @@ import { h, errorNotice, errorText, setTitle, toast } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { Socket } from '../socket.js';
-import { Board } from '../board.js';
+import { Board, pieceSvg } from '../board.js';
 import { MoveList } from '../movelist.js';
 import { prefs } from '../prefs.js';
 import { GAME_KINDS, gameName, sideName } from '../names.js';
 import { lineChart, scoreToUnit, scoreText, negate } from '../chart.js';
+import { positionString } from '../position.js';
 
 /** @typedef {import('../types.js').GameKind} GameKind */
 /** @typedef {import('../types.js').Score} Score */
@@ -33,6 +34,8 @@ export async function render(main) {
   /** @type {Awaited<ReturnType<typeof api.position>> | null} */
   let current = null;
   let analysing = false;
+  /** @type {import('../types.js').BoardView | null} the position on the board now */
+  let shownView = null;
   /** @type {Map<number, ReviewPly>} */
   const review = new Map();
 
@@ -71,7 +74,78 @@ export async function render(main) {
     h('div', { class: 'field' }, h('label', { for: 'a-position' }, t('analysis.position')), positionInput),
     h('div', { class: 'btn-row' },
       h('button', { type: 'submit', class: 'btn' }, t('analysis.load')),
-      h('button', { type: 'button', class: 'btn btn--quiet', onclick: () => { positionInput.value = ''; setup.requestSubmit(); } }, t('analysis.from_start'))));
+      h('button', { type: 'button', class: 'btn btn--quiet', onclick: () => { positionInput.value = ''; setup.requestSubmit(); } }, t('analysis.from_start')),
+      h('button', { type: 'button', class: 'btn btn--quiet', id: 'edit-start', onclick: () => startEditing() }, t('analysis.edit'))));
+
+  // --- setting up a position on the board ------------------------------------------
+  const editor = h('div', { class: 'card stack', hidden: true, id: 'editor' });
+  /** @type {import('../types.js').BoardView | null} */
+  let editView = null;
+  /** @type {string} the piece placed by a click: "side-kind", or "" to empty a square */
+  let tool = '';
+
+  function startEditing() {
+    const base = shownView;
+    if (!base || base.kind !== kind) return;
+    editView = { ...base, cells: base.cells.slice() };
+    /** @type {Array<[string, string]>} */
+    const tools = kind === 'camelot'
+      ? [['first-knight', 'piece.white_knight'], ['first-man', 'piece.white_man'], ['second-knight', 'piece.black_knight'], ['second-man', 'piece.black_man']]
+      : [['first-attacker', 'piece.attacker'], ['second-defender', 'piece.defender'], ['second-king', 'piece.king']];
+    tool = tools[0][0];
+    const palette = h('div', { class: 'palette', role: 'radiogroup', 'aria-label': t('analysis.palette') });
+    for (const [value, key] of [...tools, ['', 'analysis.eraser']]) {
+      const id = `tool-${value || 'eraser'}`;
+      const icon = h('span', { class: 'palette__icon', 'aria-hidden': 'true' });
+      if (value) {
+        const [side, piece] = value.split('-');
+        icon.innerHTML = `<svg viewBox="0 0 100 100">${pieceSvg(/** @type {any} */ (side), /** @type {any} */ (piece))}</svg>`;
+      } else icon.textContent = '✕';
+      palette.append(
+        h('input', { type: 'radio', name: 'tool', id, value, checked: value === tool, onchange: () => { tool = value; } }),
+        h('label', { for: id, title: t(key) }, icon, h('span', { class: 'visually-hidden' }, t(key))));
+    }
+    const side = h('select', { id: 'edit-side' },
+      new Option(sideName(kind, 'first'), 'first', false, editView.to_move === 'first'),
+      new Option(sideName(kind, 'second'), 'second', false, editView.to_move === 'second'));
+    editor.replaceChildren(
+      h('h2', null, t('analysis.edit')),
+      h('p', { class: 'muted small' }, t('analysis.edit_intro')),
+      palette,
+      h('div', { class: 'field' }, h('label', { for: 'edit-side' }, t('analysis.to_move')), side),
+      h('div', { class: 'btn-row' },
+        h('button', { type: 'button', class: 'btn btn--primary', id: 'edit-done', onclick: () => {
+          if (!editView) return;
+          editView = { ...editView, to_move: /** @type {import('../types.js').Side} */ (side.value) };
+          positionInput.value = positionString(editView);
+          stopEditing();
+          setup.requestSubmit();
+        } }, t('analysis.use_position')),
+        h('button', { type: 'button', class: 'btn', onclick: () => { stopEditing(); void load(); } }, t('common.cancel'))));
+    editor.hidden = false;
+    showEdit();
+  }
+
+  function showEdit() {
+    if (!editView) return;
+    board.set({
+      board: editView, legalMoves: [], interactive: false, animate: false,
+      edit: (sq) => {
+        if (!editView) return;
+        const i = sq.rank * editView.files + sq.file;
+        const cell = editView.cells[i];
+        const same = cell.piece && `${cell.piece[0]}-${cell.piece[1]}` === tool;
+        const piece = !tool || same ? null : /** @type {[any, any]} */ (tool.split('-'));
+        editView.cells[i] = { ...cell, piece };
+        showEdit();
+      },
+    });
+  }
+
+  function stopEditing() {
+    editView = null;
+    editor.hidden = true;
+  }
   setup.addEventListener('submit', (e) => {
     e.preventDefault();
     kind = /** @type {GameKind} */ (kindSelect.value);
@@ -85,8 +159,7 @@ export async function render(main) {
   });
 
   main.append(h('div', { class: 'analysis' },
-    evalBar,
-    h('div', { class: 'play__board', dataset: { kind } }, boardEl),
+    h('div', { class: 'analysis__main' }, evalBar, h('div', { class: 'play__board', dataset: { kind } }, boardEl)),
     h('aside', { class: 'analysis__side play__side' },
       h('div', { class: 'card stack' },
         h('h1', null, t('analysis.title')),
@@ -96,6 +169,7 @@ export async function render(main) {
         status),
       moveList.el,
       h('details', { class: 'card', open: !gameId }, h('summary', null, h('strong', null, t('analysis.setup'))), setup),
+      editor,
       reviewBox)));
 
   const socket = new Socket('/ws/analysis', {
@@ -159,6 +233,7 @@ export async function render(main) {
       if (!start && ply === 0) {
         try {
           const data = await (await fetch(`/data/${kind}-start.json`)).json();
+          shownView = data.board;
           board.set({ board: data.board, interactive: false });
         } catch {
           // Nothing to show.
@@ -168,6 +243,7 @@ export async function render(main) {
     }
     status.replaceChildren();
     evalBar.dataset.kind = kind;
+    shownView = current.board;
     const moves = current.moves;
     board.set({
       board: current.board,
