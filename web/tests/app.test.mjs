@@ -157,22 +157,17 @@ test('page weight and time to the first board on loopback (written to weights.js
   const report = {};
   for (const [name, path, selector] of [['rules', '/rules/copenhagen', '.kt-sq'], ['home', '/', '.game-picker']]) {
     const { context, page } = await openApp(DESKTOP);
-    let bytes = 0;
-    let requests = 0;
-    page.on('response', async (r) => {
-      if (r.url().includes('/api/')) return;
-      try {
-        bytes += (await r.body()).length;
-        requests += 1;
-      } catch {
-        // A redirect or an aborted request has no body.
-      }
-    });
     const t0 = Date.now();
     await page.goto(`${env.server.origin}${path}`);
     await page.waitForSelector(selector);
     const ms = Date.now() - t0;
     await page.waitForLoadState('networkidle');
+    // Everything the page fetched, uncompressed (the API's answers left out).
+    const { bytes, requests } = await page.evaluate(() => {
+      const nav = /** @type {PerformanceResourceTiming} */ (performance.getEntriesByType('navigation')[0]);
+      const files = /** @type {PerformanceResourceTiming[]} */ (performance.getEntriesByType('resource')).filter((e) => !e.name.includes('/api/'));
+      return { bytes: files.reduce((sum, e) => sum + e.decodedBodySize, nav.decodedBodySize), requests: files.length + 1 };
+    });
     report[name] = { bytes, requests, first_board_ms: ms };
     await context.close();
   }
