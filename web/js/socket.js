@@ -30,7 +30,8 @@ export class Socket {
     this.timer = undefined;
     /** @type {ReturnType<typeof setInterval> | undefined} */
     this.pinger = undefined;
-    this.connected = false;
+    /** @type {boolean | null} null until the first connection succeeds or fails */
+    this.connected = null;
     this.connect();
   }
 
