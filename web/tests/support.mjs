@@ -148,16 +148,18 @@ export async function kingstableBinary() {
 }
 
 /**
- * Starts a real `kingstable serve` on a free loopback port with a new SQLite file.
+ * Starts a real `kingstable serve` on a free loopback port with a new SQLite file, or
+ * again on the same port and file (`again`: after a stop or a kill, mid-game).
  * @param {string} bin
- * @returns {Promise<{origin: string, stop: () => Promise<void>, log: () => string}>}
+ * @param {{port: number, dir: string}} [again]
+ * @returns {Promise<{origin: string, port: number, dir: string, stop: () => Promise<void>, kill: () => Promise<void>, log: () => string}>}
  */
-export async function startKingstable(bin) {
+export async function startKingstable(bin, again) {
   const { spawn } = await import('node:child_process');
   const { mkdtemp } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const net = await import('node:net');
-  const port = await new Promise((resolve) => {
+  const port = again ? again.port : await new Promise((resolve) => {
     const probe = net.createServer();
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
@@ -165,7 +167,7 @@ export async function startKingstable(bin) {
       probe.close(() => resolve(free));
     });
   });
-  const dir = await mkdtemp(join(tmpdir(), 'kingstable-web-'));
+  const dir = again ? again.dir : await mkdtemp(join(tmpdir(), 'kingstable-web-'));
   const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--database', join(dir, 'kingstable.db')], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -190,13 +192,18 @@ export async function startKingstable(bin) {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+  /** @param {NodeJS.Signals} signal */
+  const end = (signal) => new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
+    child.once('exit', () => resolve(undefined));
+    child.kill(signal);
+  });
   return {
     origin,
+    port: /** @type {number} */ (port),
+    dir,
     log: () => output,
-    stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve(undefined);
-      child.once('exit', () => resolve(undefined));
-      child.kill('SIGTERM');
-    }),
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
   };
 }
