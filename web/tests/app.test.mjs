@@ -58,6 +58,20 @@ test('every page renders on a desktop and a phone without script errors', async 
     problems.push(...errors);
     await context.close();
   }
+  // The longest words (French, Italian) must fit a phone too.
+  for (const locale of ['fr-FR', 'it-IT']) {
+    const { context, page, errors } = await openApp(PHONE, locale);
+    for (const [, path] of PAGES) {
+      await go(page, path);
+      for (const tab of path === '/' ? ['#tab-ai', '#tab-friend', '#tab-lobby'] : [null]) {
+        if (tab) await page.click(tab);
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        if (width > PHONE.width) problems.push(`${path} ${tab ?? ''} in ${locale} is ${width}px wide on a phone`);
+      }
+    }
+    problems.push(...errors);
+    await context.close();
+  }
   assert.deepEqual(problems, []);
 });
 
