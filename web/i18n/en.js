@@ -282,6 +282,7 @@ export default {
 
   // Rules
   'rules.title': 'Rules of {game}',
+  'rules.diagram_move': 'After {move}.',
   'rules.start_caption': 'The start position.',
   'rules.fetlar.intro': 'Fetlar Hnefatafl is the Viking game of the king’s escape, in the rules of the Fetlar Hnefatafl Panel (2008). The attackers try to capture the king; the defenders try to bring him to a corner.',
   'rules.copenhagen.intro': 'Copenhagen Hnefatafl is the Viking game of the king’s escape, in the rules played in tournaments today: Fetlar’s rules plus the shieldwall, the exit fort and a stricter rule on repetition.',

@@ -282,6 +282,7 @@ export default {
 
   // Règles
   'rules.title': 'Règles du {game}',
+  'rules.diagram_move': 'Après {move}.',
   'rules.start_caption': 'La position de départ.',
   'rules.fetlar.intro': 'Le Hnefatafl de Fetlar est le jeu viking de la fuite du roi, selon les règles du Fetlar Hnefatafl Panel (2008). Les attaquants cherchent à capturer le roi ; les défenseurs, à l’amener dans un coin.',
   'rules.copenhagen.intro': 'Le Hnefatafl de Copenhague est le jeu viking de la fuite du roi selon les règles des tournois d’aujourd’hui : celles de Fetlar, plus le mur de boucliers, le fort de sortie et une règle plus stricte sur les répétitions.',

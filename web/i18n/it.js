@@ -282,6 +282,7 @@ export default {
 
   // Regole
   'rules.title': 'Regole di {game}',
+  'rules.diagram_move': 'Dopo {move}.',
   'rules.start_caption': 'La posizione iniziale.',
   'rules.fetlar.intro': 'L’Hnefatafl di Fetlar è il gioco vichingo della fuga del re, nelle regole del Fetlar Hnefatafl Panel (2008). Gli attaccanti cercano di catturare il re; i difensori di portarlo in un angolo.',
   'rules.copenhagen.intro': 'L’Hnefatafl di Copenaghen è il gioco vichingo della fuga del re nelle regole dei tornei di oggi: le regole di Fetlar più il muro di scudi, il forte d’uscita e una regola più severa sulle ripetizioni.',

@@ -98,6 +98,9 @@ test('links navigate without reloading, and back works', async () => {
   await page.waitForSelector('.rules__diagram .kt-sq');
   assert.equal(await page.locator('.rules__diagram .kt-sq').count(), 160);
   assert.equal(await page.locator('.rules__diagram .kt-piece').count(), 28);
+  // The jump sequence's diagram shows its four captures.
+  await page.waitForSelector('.rules__rule-diagram .kt-captured');
+  assert.equal(await page.locator('.rules__rule-diagram .kt-captured').count(), 4);
   await page.goBack();
   await page.waitForFunction(() => document.querySelector('main h1')?.textContent?.includes('Copenhagen'));
   assert.equal(await page.evaluate(() => /** @type {any} */ (window).marker), 1, 'no reload');

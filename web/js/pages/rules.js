@@ -21,6 +21,36 @@ const RULES = {
     'rules.camelot.castle_own', 'rules.camelot.win', 'rules.camelot.draws'],
 };
 
+/** Rules drawn with a position made by the real rules (web/data/rule-*.json). */
+/** @type {Record<string, string>} */
+const DIAGRAMS = {
+  'rules.tafl.capture': 'rule-tafl-capture',
+  'rules.camelot.canter': 'rule-camelot-canter',
+  'rules.camelot.jump': 'rule-camelot-jump',
+};
+
+/**
+ * A small board showing a position and the move that led to it.
+ * @param {string} name
+ * @returns {HTMLElement}
+ */
+function diagram(name) {
+  const boardEl = h('div');
+  const caption = h('figcaption', { class: 'small muted' });
+  const figure = h('figure', { class: 'rules__rule-diagram' }, boardEl, caption);
+  void (async () => {
+    try {
+      const data = await (await fetch(`/data/${name}.json`)).json();
+      const last = data.moves[data.moves.length - 1] ?? null;
+      new Board(boardEl, { small: true, animate: false }).set({ board: data.board, lastMove: last, interactive: false });
+      if (last) caption.textContent = t('rules.diagram_move', { move: last.text });
+    } catch {
+      figure.remove();
+    }
+  })();
+  return figure;
+}
+
 /**
  * @param {HTMLElement} main
  * @param {string[]} params
@@ -37,7 +67,9 @@ export async function render(main, [which]) {
     h('h1', null, t('rules.title', { game: gameName(kind) })),
     h('div', { class: 'rules__body' },
       figure,
-      h('ol', { class: 'rules__list' }, ...RULES[kind].map((key) => h('li', null, t(key)))))));
+      h('ol', { class: 'rules__list' }, ...RULES[kind].map((key) => h('li', null,
+        h('p', null, t(key)),
+        DIAGRAMS[key] ? diagram(DIAGRAMS[key]) : null))))));
   try {
     const data = await (await fetch(`/data/${kind}-start.json`)).json();
     new Board(boardEl, { small: true }).set({ board: data.board, interactive: false });
