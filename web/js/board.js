@@ -429,6 +429,11 @@ export class Board {
         const { x, y } = this.xy(sq);
         g.append(svgEl('rect', { class: 'kt-last', x, y, width: S, height: S, 'data-square': this.name(sq) }));
       }
+      // The squares a canter or jump sequence stood on between its start and end.
+      for (const sq of last.path.slice(1, -1)) {
+        const { x, y } = this.xy(sq);
+        g.append(svgEl('circle', { class: 'kt-last-step', cx: x + S / 2, cy: y + S / 2, r: 14 }));
+      }
       for (const sq of last.captures) {
         const { x, y } = this.xy(sq);
         g.append(svgEl('rect', { class: 'kt-captured', x: x + 3, y: y + 3, width: S - 6, height: S - 6, rx: 8, 'data-square': this.name(sq) }));
