@@ -763,7 +763,7 @@ async fn web_client_is_served(db: Database) {
     let csp = index.headers["content-security-policy"].to_str().unwrap();
     assert!(csp.contains("default-src 'self'"), "{csp}");
     assert_eq!(index.headers["x-content-type-options"], "nosniff");
-    let script = client.get("/status.js").await;
+    let script = client.get("/js/api.js").await;
     assert!(
         script.headers["content-type"]
             .to_str()

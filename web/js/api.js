@@ -1,0 +1,125 @@
+// The server's HTTP API, one function per endpoint, named as docs/API.md names them.
+// Every call returns parsed JSON or throws an ApiError with the server's code.
+
+/** @typedef {import('./types.js').GameKind} GameKind */
+/** @typedef {import('./types.js').Side} Side */
+
+export class ApiError extends Error {
+  /**
+   * @param {string} code the server's error code (`not_found`, `rate_limited`, …) or
+   *   `network` when no answer came
+   * @param {string} message
+   * @param {number} status
+   */
+  constructor(code, message, status) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<any>}
+ */
+async function request(method, path, body) {
+  /** @type {RequestInit} */
+  const init = { method, credentials: 'same-origin', headers: { accept: 'application/json' } };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers = { ...init.headers, 'content-type': 'application/json' };
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (e) {
+    throw new ApiError('network', e instanceof Error ? e.message : String(e), 0);
+  }
+  const text = await response.text();
+  /** @type {any} */
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = text;
+    }
+  }
+  if (!response.ok) {
+    const error = data && typeof data === 'object' ? data.error ?? data : {};
+    throw new ApiError(error.code ?? `http_${response.status}`, error.message ?? response.statusText, response.status);
+  }
+  return data;
+}
+
+/**
+ * @param {Record<string, string | number | boolean | undefined | null>} params
+ */
+function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/**
+ * @typedef {object} NewGame
+ * @property {GameKind} kind
+ * @property {{ai: number} | "friend"} opponent
+ * @property {Side | "random"} side
+ * @property {string} time_control "5+3", "3d" or "untimed"
+ * @property {boolean} rated
+ */
+
+export const api = {
+  /** @param {NewGame} game @returns {Promise<{id: string, url: string}>} */
+  createGame: (game) => request('POST', '/api/games', game),
+  /** @param {string} id @returns {Promise<import('./types.js').GameState>} */
+  game: (id) => request('GET', `/api/games/${encodeURIComponent(id)}`),
+  /** @param {string} id */
+  join: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/join`),
+  /** @param {string} id @returns {Promise<{id?: string}>} */
+  rematch: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/rematch`),
+  /** @returns {Promise<import('./types.js').LiveGame[]>} */
+  liveGames: () => request('GET', '/api/games?status=live'),
+  /** @param {{kind: GameKind, time_control: string, side: Side | "random", rated: boolean}} c @returns {Promise<{id: string}>} */
+  createChallenge: (c) => request('POST', '/api/challenges', c),
+  /** @returns {Promise<import('./types.js').Challenge[]>} */
+  challenges: () => request('GET', '/api/challenges'),
+  /** @param {string} id @returns {Promise<{game_id: string}>} */
+  acceptChallenge: (id) => request('POST', `/api/challenges/${encodeURIComponent(id)}/accept`),
+  /** @param {string} id */
+  cancelChallenge: (id) => request('DELETE', `/api/challenges/${encodeURIComponent(id)}`),
+  /**
+   * @param {{kind?: string, player?: string, result?: string, rated?: string, since?: string, until?: string, page?: number}} filter
+   * @returns {Promise<import('./types.js').ArchivePage>}
+   */
+  archive: (filter) => request('GET', `/api/archive${query(filter)}`),
+  /** The record download's address (`.otg` for tafl, WCF score for Camelot). @param {string} id */
+  recordUrl: (id) => `/api/games/${encodeURIComponent(id)}/record`,
+  /** @param {GameKind} kind @param {string} record @returns {Promise<{id: string}>} */
+  importRecord: (kind, record) => request('POST', '/api/import', { kind, record }),
+  /** @returns {Promise<import('./types.js').WhoAmI>} */
+  whoami: () => request('GET', '/api/whoami'),
+  /** @returns {Promise<import('./types.js').WhoAmI>} */
+  guest: () => request('POST', '/api/guest'),
+  /** @param {string} username @param {string} password */
+  signup: (username, password) => request('POST', '/api/account/signup', { username, password }),
+  /** @param {string} username @param {string} password */
+  signin: (username, password) => request('POST', '/api/account/signin', { username, password }),
+  signout: () => request('POST', '/api/account/signout'),
+  signoutEverywhere: () => request('POST', '/api/account/signout-everywhere'),
+  /** @param {string} current @param {string} next */
+  changePassword: (current, next) => request('POST', '/api/account/password', { current_password: current, new_password: next }),
+  /** @param {string} name @returns {Promise<import('./types.js').Profile>} */
+  player: (name) => request('GET', `/api/players/${encodeURIComponent(name)}`),
+  /**
+   * The board view and legal moves of a position (analysis): not in LIVE_API.md yet.
+   * @param {GameKind} kind @param {string} position empty for the start
+   * @param {string[]} moves
+   * @returns {Promise<{board: import('./types.js').BoardView, legal_moves: import('./types.js').MoveInfo[], position: string, moves: import('./types.js').PlayedMove[]}>}
+   */
+  position: (kind, position, moves) => request('POST', '/api/position', { kind, position, moves }),
+};

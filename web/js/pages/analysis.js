@@ -1,0 +1,331 @@
+// Analysis: any position (a game's, a pasted position string, or the start) with the
+// engine's evaluation bar, best line and depth updating while it thinks; moves can be
+// tried on the board. A finished game gets a computer review: the evaluation over the
+// whole game with mistakes and blunders marked.
+import { h, errorNotice, errorText, setTitle, toast } from '../ui.js';
+import { t } from '../i18n.js';
+import { api } from '../api.js';
+import { Socket } from '../socket.js';
+import { Board, pieceSvg } from '../board.js';
+import { MoveList } from '../movelist.js';
+import { prefs } from '../prefs.js';
+import { GAME_KINDS, gameName, sideName } from '../names.js';
+import { lineChart, scoreToUnit, scoreText, negate } from '../chart.js';
+import { positionString } from '../position.js';
+
+/** @typedef {import('../types.js').GameKind} GameKind */
+/** @typedef {import('../types.js').Score} Score */
+/** @typedef {import('../types.js').PlayedMove} PlayedMove */
+/** @typedef {{ply: number, score: Score, best: string, class: "mistake" | "blunder" | null}} ReviewPly */
+
+/** @param {HTMLElement} main */
+export async function render(main) {
+  setTitle(t('analysis.title'));
+  const params = new URLSearchParams(location.search);
+  const gameId = params.get('game');
+  /** @type {GameKind} */
+  let kind = /** @type {GameKind} */ (params.get('kind') ?? 'copenhagen');
+  if (!GAME_KINDS.includes(kind)) kind = 'copenhagen';
+  let start = params.get('position') ?? '';
+  /** @type {string[]} every move of the line being looked at */
+  let line = [];
+  let ply = 0;
+  let finishedGame = false;
+  /** @type {Awaited<ReturnType<typeof api.position>> | null} */
+  let current = null;
+  let analysing = false;
+  /** @type {import('../types.js').BoardView | null} the position on the board now */
+  let shownView = null;
+  /** @type {Map<number, ReviewPly>} */
+  const review = new Map();
+
+  const settings = prefs();
+  const boardEl = h('div');
+  const board = new Board(boardEl, {
+    coordinates: settings.coordinates,
+    sound: settings.sound,
+    onMove: (move) => {
+      line = [...line.slice(0, ply), move.text];
+      ply = line.length;
+      void load();
+    },
+  });
+  const moveList = new MoveList((p) => {
+    ply = p;
+    void load();
+  });
+
+  const evalFill = h('div', { class: 'eval-bar__fill', style: 'height: 50%' });
+  const evalText = h('div', { class: 'eval-bar__text' }, '0.00');
+  const evalBar = h('div', { class: 'eval-bar', dataset: { kind }, role: 'meter', 'aria-label': t('analysis.evaluation'), 'aria-valuemin': '-1', 'aria-valuemax': '1', 'aria-valuenow': '0' }, evalFill, evalText);
+  const depthEl = h('span', { id: 'depth' }, '–');
+  const scoreEl = h('span', { id: 'score' }, '–');
+  const nodesEl = h('span', { class: 'muted small' });
+  const pvEl = h('p', { class: 'pv', id: 'pv' }, '–');
+  const engineButton = h('button', { type: 'button', class: 'btn btn--primary', id: 'engine-toggle', 'aria-pressed': 'false', onclick: () => toggleEngine() }, t('analysis.start'));
+  const status = h('div', { 'aria-live': 'polite' });
+  const reviewBox = h('div', { class: 'stack' });
+
+  const kindSelect = h('select', { id: 'a-kind' }, ...GAME_KINDS.map((k) => new Option(gameName(k), k, false, k === kind)));
+  const positionInput = h('textarea', { id: 'a-position', rows: 3, spellcheck: false, placeholder: t('analysis.position_placeholder') });
+  positionInput.value = start;
+  const setup = h('form', { class: 'stack' },
+    h('div', { class: 'field' }, h('label', { for: 'a-kind' }, t('archive.game')), kindSelect),
+    h('div', { class: 'field' }, h('label', { for: 'a-position' }, t('analysis.position')), positionInput),
+    h('div', { class: 'btn-row' },
+      h('button', { type: 'submit', class: 'btn' }, t('analysis.load')),
+      h('button', { type: 'button', class: 'btn btn--quiet', onclick: () => { positionInput.value = ''; setup.requestSubmit(); } }, t('analysis.from_start')),
+      h('button', { type: 'button', class: 'btn btn--quiet', id: 'edit-start', onclick: () => startEditing() }, t('analysis.edit'))));
+
+  // --- setting up a position on the board ------------------------------------------
+  const editor = h('div', { class: 'card stack', hidden: true, id: 'editor' });
+  /** @type {import('../types.js').BoardView | null} */
+  let editView = null;
+  /** @type {string} the piece placed by a click: "side-kind", or "" to empty a square */
+  let tool = '';
+
+  function startEditing() {
+    const base = shownView;
+    if (!base || base.kind !== kind) return;
+    editView = { ...base, cells: base.cells.slice() };
+    /** @type {Array<[string, string]>} */
+    const tools = kind === 'camelot'
+      ? [['first-knight', 'piece.white_knight'], ['first-man', 'piece.white_man'], ['second-knight', 'piece.black_knight'], ['second-man', 'piece.black_man']]
+      : [['first-attacker', 'piece.attacker'], ['second-defender', 'piece.defender'], ['second-king', 'piece.king']];
+    tool = tools[0][0];
+    const palette = h('div', { class: 'palette', role: 'radiogroup', 'aria-label': t('analysis.palette') });
+    for (const [value, key] of [...tools, ['', 'analysis.eraser']]) {
+      const id = `tool-${value || 'eraser'}`;
+      const icon = h('span', { class: 'palette__icon', 'aria-hidden': 'true' });
+      if (value) {
+        const [side, piece] = value.split('-');
+        icon.innerHTML = `<svg viewBox="0 0 100 100">${pieceSvg(/** @type {any} */ (side), /** @type {any} */ (piece))}</svg>`;
+      } else icon.textContent = '✕';
+      palette.append(
+        h('input', { type: 'radio', name: 'tool', id, value, checked: value === tool, onchange: () => { tool = value; } }),
+        h('label', { for: id, title: t(key) }, icon, h('span', { class: 'visually-hidden' }, t(key))));
+    }
+    const side = h('select', { id: 'edit-side' },
+      new Option(sideName(kind, 'first'), 'first', false, editView.to_move === 'first'),
+      new Option(sideName(kind, 'second'), 'second', false, editView.to_move === 'second'));
+    editor.replaceChildren(
+      h('h2', null, t('analysis.edit')),
+      h('p', { class: 'muted small' }, t('analysis.edit_intro')),
+      palette,
+      h('div', { class: 'field' }, h('label', { for: 'edit-side' }, t('analysis.to_move')), side),
+      h('div', { class: 'btn-row' },
+        h('button', { type: 'button', class: 'btn btn--primary', id: 'edit-done', onclick: () => {
+          if (!editView) return;
+          editView = { ...editView, to_move: /** @type {import('../types.js').Side} */ (side.value) };
+          positionInput.value = positionString(editView);
+          stopEditing();
+          setup.requestSubmit();
+        } }, t('analysis.use_position')),
+        h('button', { type: 'button', class: 'btn', onclick: () => { stopEditing(); void load(); } }, t('common.cancel'))));
+    editor.hidden = false;
+    showEdit();
+  }
+
+  function showEdit() {
+    if (!editView) return;
+    board.set({
+      board: editView, legalMoves: [], interactive: false, animate: false,
+      edit: (sq) => {
+        if (!editView) return;
+        const i = sq.rank * editView.files + sq.file;
+        const cell = editView.cells[i];
+        const same = cell.piece && `${cell.piece[0]}-${cell.piece[1]}` === tool;
+        const piece = !tool || same ? null : /** @type {[any, any]} */ (tool.split('-'));
+        editView.cells[i] = { ...cell, piece };
+        showEdit();
+      },
+    });
+  }
+
+  function stopEditing() {
+    editView = null;
+    editor.hidden = true;
+  }
+  setup.addEventListener('submit', (e) => {
+    e.preventDefault();
+    kind = /** @type {GameKind} */ (kindSelect.value);
+    start = positionInput.value.trim();
+    line = [];
+    ply = 0;
+    finishedGame = false;
+    review.clear();
+    drawReview();
+    void load();
+  });
+
+  main.append(h('div', { class: 'analysis' },
+    h('div', { class: 'analysis__main' }, evalBar, h('div', { class: 'play__board', dataset: { kind } }, boardEl)),
+    h('aside', { class: 'analysis__side play__side' },
+      h('div', { class: 'card stack' },
+        h('h1', null, t('analysis.title')),
+        h('div', { class: 'btn-row' }, engineButton, h('button', { type: 'button', class: 'btn', onclick: () => board.flip() }, t('play.flip'))),
+        h('p', null, t('analysis.depth'), ' ', depthEl, ' · ', t('analysis.score'), ' ', scoreEl, ' ', nodesEl),
+        h('div', null, h('span', { class: 'muted small' }, t('analysis.best_line')), pvEl),
+        status),
+      moveList.el,
+      h('details', { class: 'card', open: !gameId }, h('summary', null, h('strong', null, t('analysis.setup'))), setup),
+      editor,
+      reviewBox)));
+
+  const socket = new Socket('/ws/analysis', {
+    onMessage: (msg) => {
+      if (msg.t === 'info') showInfo(msg);
+      else if (msg.t === 'done') {
+        analysing = false;
+        drawEngineButton();
+      } else if (msg.t === 'review_ply') {
+        review.set(msg.ply, msg);
+        drawReview();
+      } else if (msg.t === 'review_done') {
+        drawReview(true);
+      } else if (msg.t === 'error') {
+        analysing = false;
+        drawEngineButton();
+        status.replaceChildren(h('p', { class: 'notice notice--error' }, msg.message ?? t('error.server')));
+      }
+    },
+  });
+
+  /** @param {{depth: number, score: Score, nodes?: number, nps?: number, pv?: string[]}} info */
+  function showInfo(info) {
+    if (!current) return;
+    // Engines score for the side to move; the bar shows the first player's side.
+    const forFirst = current.board.to_move === 'first' ? info.score : negate(info.score);
+    const unit = scoreToUnit(forFirst);
+    evalFill.style.height = `${((unit + 1) / 2) * 100}%`;
+    evalText.textContent = scoreText(forFirst);
+    evalBar.setAttribute('aria-valuenow', unit.toFixed(2));
+    evalBar.setAttribute('aria-valuetext', t('analysis.for_side', { score: scoreText(forFirst), side: sideName(kind, 'first') }));
+    depthEl.textContent = String(info.depth);
+    scoreEl.textContent = scoreText(forFirst);
+    nodesEl.textContent = info.nps ? t('analysis.speed', { nps: Math.round(info.nps / 1000) }) : '';
+    pvEl.textContent = (info.pv ?? []).join(' ') || '–';
+  }
+
+  function drawEngineButton() {
+    engineButton.textContent = analysing ? t('analysis.stop') : t('analysis.start');
+    engineButton.setAttribute('aria-pressed', String(analysing));
+  }
+
+  function analyse() {
+    if (!current) return;
+    socket.send({ t: 'analyze', kind, position: start, moves: line.slice(0, ply), time_ms: 30000 });
+  }
+
+  function toggleEngine() {
+    analysing = !analysing;
+    if (analysing) analyse();
+    else socket.send({ t: 'stop' });
+    drawEngineButton();
+  }
+
+  async function load() {
+    try {
+      current = await api.position(kind, start, line.slice(0, ply));
+    } catch (error) {
+      status.replaceChildren(errorNotice(error));
+      // Still show the start position (drawn from the rules' own data) if that is asked.
+      if (!start && ply === 0) {
+        try {
+          const data = await (await fetch(`/data/${kind}-start.json`)).json();
+          shownView = data.board;
+          board.set({ board: data.board, interactive: false });
+        } catch {
+          // Nothing to show.
+        }
+      }
+      return;
+    }
+    status.replaceChildren();
+    evalBar.dataset.kind = kind;
+    shownView = current.board;
+    const moves = current.moves;
+    board.set({
+      board: current.board,
+      legalMoves: current.legal_moves,
+      lastMove: moves.length ? moves[moves.length - 1] : null,
+      interactive: current.legal_moves.length > 0,
+    });
+    // The list shows the whole line; the board shows the ply chosen in it.
+    /** @type {PlayedMove[]} */
+    const listed = line.map((text, i) => moves[i] ?? { text, ply: i + 1, player: i % 2 === 0 ? 'first' : 'second', from: { file: 0, rank: 0 }, to: { file: 0, rank: 0 }, path: [], captures: [] });
+    moveList.set(listed, ply);
+    if (analysing) {
+      socket.send({ t: 'stop' });
+      analyse();
+    }
+    drawReview();
+  }
+
+  /** @param {boolean} [done] */
+  function drawReview(done = false) {
+    if (!gameId || !finishedGame) {
+      reviewBox.replaceChildren();
+      return;
+    }
+    const items = [...review.values()].sort((a, b) => a.ply - b.ply);
+    const header = h('div', { class: 'btn-row' },
+      h('h2', null, t('analysis.review')),
+      items.length ? null : h('button', {
+        type: 'button', class: 'btn btn--primary', id: 'review-start', onclick: () => {
+          socket.send({ t: 'review', game: gameId, time_ms_per_ply: 300 });
+          reviewBox.append(h('p', { class: 'muted small' }, t('analysis.reviewing')));
+        },
+      }, t('analysis.review_start')));
+    if (!items.length) {
+      reviewBox.replaceChildren(h('div', { class: 'card stack' }, header, h('p', { class: 'muted small' }, t('analysis.review_intro'))));
+      return;
+    }
+    const chart = lineChart({
+      points: items.map((r) => ({
+        x: r.ply, y: scoreToUnit(r.score), mark: r.class,
+        title: `${r.ply}. ${line[r.ply - 1] ?? ''} ${scoreText(r.score)}${r.class ? ` (${t(r.class === 'blunder' ? 'analysis.blunder' : 'analysis.mistake')})` : ''}`,
+      })),
+      yMin: -1, yMax: 1, area: true, cursor: ply,
+      label: t('analysis.graph_label', { side: sideName(kind, 'first') }),
+      yTick: (y) => (y > 0 ? sideName(kind, 'first') : y < 0 ? sideName(kind, 'second') : '='),
+      xTick: (x) => String(x),
+      onSelect: (i) => {
+        ply = items[i].ply;
+        void load();
+      },
+    });
+    const flagged = items.filter((r) => r.class);
+    const list = h('ul', { class: 'small' }, ...flagged.map((r) => h('li', null,
+      h('button', { type: 'button', class: 'btn btn--small btn--quiet', onclick: () => { ply = r.ply; void load(); } },
+        `${r.ply}. ${line[r.ply - 1] ?? ''}`),
+      ` ${t(r.class === 'blunder' ? 'analysis.blunder' : 'analysis.mistake')} · ${t('analysis.better', { move: r.best })}`)));
+    const count = (/** @type {string} */ c) => flagged.filter((r) => r.class === c).length;
+    reviewBox.replaceChildren(h('div', { class: 'card stack' }, header, chart,
+      h('p', { class: 'small' }, t('analysis.summary', { mistakes: count('mistake'), blunders: count('blunder') }), done ? '' : ` · ${t('analysis.reviewing')}`),
+      flagged.length ? list : null));
+  }
+
+  if (gameId) {
+    try {
+      const game = await api.game(gameId);
+      kind = game.kind;
+      kindSelect.value = kind;
+      start = game.start_position ?? '';
+      positionInput.value = start;
+      line = game.moves.map((m) => m.text);
+      ply = line.length;
+      finishedGame = game.status === 'finished';
+    } catch (error) {
+      toast(errorText(error));
+    }
+  }
+  await load();
+  return {
+    destroy() {
+      socket.close();
+      moveList.destroy();
+      board.destroy();
+    },
+  };
+}

@@ -1,0 +1,370 @@
+// A game: the board, both players and clocks, the moves, the actions (resign, draw,
+// takeback against the AI, abort, rematch), the result in words, and the watchers. The
+// game socket keeps it live and catches up after a dropped connection.
+import { h, toast, confirmDialog, errorNotice, errorText, setTitle, timeControlText, copyLink } from '../ui.js';
+import { t } from '../i18n.js';
+import { api } from '../api.js';
+import { Socket } from '../socket.js';
+import { Board } from '../board.js';
+import { ClockPair } from '../clock.js';
+import { MoveList } from '../movelist.js';
+import { boardAt } from '../replay.js';
+import { prefs, orientationFor } from '../prefs.js';
+import { gameName, sideName, resultWords } from '../names.js';
+import { ensurePlayer } from '../app.js';
+import { navigate } from '../router.js';
+import { playSound } from '../sound.js';
+
+/** @typedef {import('../types.js').GameState} GameState */
+/** @typedef {import('../types.js').Side} Side */
+/** @typedef {import('../types.js').PlayedMove} PlayedMove */
+
+/** What an error code from the game socket says to the player. */
+const SOCKET_ERRORS = {
+  not_your_turn: 'error.not_your_turn',
+  illegal_move: 'error.illegal_move',
+  game_over: 'error.game_over',
+  not_a_player: 'error.not_a_player',
+  rate_limited: 'error.rate_limited',
+  bad_message: 'error.bad_message',
+};
+
+/**
+ * @param {Side} side
+ * @returns {Side}
+ */
+const other = (side) => (side === 'first' ? 'second' : 'first');
+
+/**
+ * @param {HTMLElement} main
+ * @param {string[]} params
+ */
+export async function render(main, [id]) {
+  setTitle(t('play.title'));
+  /** @type {GameState} */
+  let game;
+  try {
+    game = await api.game(id);
+  } catch (error) {
+    main.append(h('div', { class: 'card' }, h('h1', null, t('play.title')), errorNotice(error)));
+    return;
+  }
+
+  const settings = prefs();
+  /** @type {number | null} the ply shown while browsing earlier positions (null: live) */
+  let browsing = null;
+  let connected = true;
+
+  const boardEl = h('div', { class: 'play__board-inner' });
+  const board = new Board(boardEl, {
+    orientation: orientationFor(game.you),
+    coordinates: settings.coordinates,
+    sound: settings.sound,
+    onMove: (move) => {
+      socket.send({ t: 'move', rev: game.rev, move: move.text });
+    },
+  });
+  const clocks = new ClockPair({ sound: () => settings.sound });
+  let shownPly = game.moves.length;
+  const moveList = new MoveList((ply) => {
+    browsing = ply === game.moves.length ? null : ply;
+    drawBoard();
+  });
+
+  const topBar = h('div', { class: 'player-bar' });
+  const bottomBar = h('div', { class: 'player-bar' });
+  const status = h('div', { class: 'stack', 'aria-live': 'polite' });
+  const actions = h('div', { class: 'btn-row' });
+  const watchers = h('p', { class: 'watchers' });
+  const conn = h('p', { class: 'conn', role: 'status', hidden: true }, t('play.reconnecting'));
+  const tools = h('div', { class: 'btn-row' },
+    h('button', { type: 'button', class: 'btn btn--small', onclick: () => { board.flip(); drawPlayers(); } }, t('play.flip')),
+    h('a', { class: 'btn btn--small', href: `/analysis?game=${encodeURIComponent(id)}` }, t('play.analyse')),
+    h('a', { class: 'btn btn--small', href: api.recordUrl(id), download: '' }, t('play.download')));
+
+  const boardBox = h('div', { class: 'play__board', dataset: { kind: game.kind } }, topBar, boardEl, bottomBar);
+  main.append(h('div', { class: 'play' },
+    boardBox,
+    h('aside', { class: 'play__side' },
+      h('div', { class: 'card stack' },
+        h('h1', { class: 'play__title' }, gameName(game.kind)),
+        h('p', { class: 'muted small' }, `${timeControlText(game.time_control)} · ${game.rated ? t('lobby.rated') : t('lobby.casual')}`),
+        status, actions, conn),
+      moveList.el,
+      tools,
+      watchers)));
+
+  /** The player of a side, as the bars show them. */
+  function playerOf(/** @type {Side} */ side) {
+    return game.players.find((p) => p.side === side);
+  }
+
+  function drawPlayers() {
+    const bottom = board.orientation;
+    for (const [bar, side] of /** @type {Array<[HTMLElement, Side]>} */ ([[bottomBar, bottom], [topBar, other(bottom)]])) {
+      const p = playerOf(side);
+      const name = p ? (p.ai ? t('common.ai_level', { level: p.ai }) : p.name) : t('play.waiting_player');
+      const nameEl = p && p.user && !p.ai
+        ? h('a', { href: `/player/${encodeURIComponent(p.name)}`, class: 'player-bar__name' }, name)
+        : h('span', { class: 'player-bar__name' }, name);
+      const rating = p && p.rating ? h('span', { class: 'muted small' }, ` ${Math.round(p.rating)}${p.provisional ? '?' : ''}`) : null;
+      bar.replaceChildren(
+        h('div', null, h('div', null, nameEl, rating), h('div', { class: 'player-bar__side' }, sideName(game.kind, side), game.you === side ? ` · ${t('play.you')}` : '')),
+        clocks.els[side]);
+      bar.classList.toggle('is-to-move', game.status === 'ongoing' && game.board.to_move === side);
+      bar.dataset.side = side;
+    }
+  }
+
+  function drawBoard() {
+    const live = browsing === null;
+    const ply = live ? game.moves.length : /** @type {number} */ (browsing);
+    const view = live || !game.start_board ? game.board : boardAt(game.start_board, game.moves, ply);
+    const mine = game.status === 'ongoing' && game.you !== null && game.board.to_move === game.you;
+    board.set({
+      board: view,
+      legalMoves: live && mine ? game.legal_moves : [],
+      lastMove: ply > 0 ? game.moves[ply - 1] : null,
+      interactive: live && mine,
+      animate: ply === shownPly + 1,
+    });
+    shownPly = ply;
+    boardBox.classList.toggle('is-browsing', !live);
+  }
+
+  function drawStatus() {
+    const items = [];
+    if (game.status === 'finished' && game.result) {
+      const words = resultWords(game.kind, game.result);
+      items.push(h('div', { class: 'result-banner', role: 'status' }, h('strong', null, words.headline), h('span', null, words.reason)));
+    } else if (game.status === 'aborted') {
+      items.push(h('div', { class: 'result-banner', role: 'status' }, h('strong', null, t('play.aborted'))));
+    } else if (game.status === 'waiting') {
+      items.push(h('p', null, game.you ? t('play.waiting_opponent') : t('play.open_seat')));
+      if (game.you) items.push(copyLink(location.href, 'game-link'));
+    } else {
+      const turn = sideName(game.kind, game.board.to_move);
+      items.push(h('p', { class: 'play__turn' }, game.you === game.board.to_move ? t('play.your_turn') : t('play.turn', { side: turn })));
+    }
+    if (game.status === 'ongoing' && game.draw_offer && game.you && game.draw_offer !== game.you) {
+      items.push(h('div', { class: 'notice stack' }, h('p', null, t('play.draw_offered')),
+        h('div', { class: 'btn-row' },
+          h('button', { type: 'button', class: 'btn btn--small btn--primary', onclick: () => socket.send({ t: 'draw_accept' }) }, t('play.accept')),
+          h('button', { type: 'button', class: 'btn btn--small', onclick: () => socket.send({ t: 'draw_decline' }) }, t('play.decline')))));
+    } else if (game.draw_offer && game.draw_offer === game.you) {
+      items.push(h('p', { class: 'muted small' }, t('play.draw_sent')));
+    }
+    if (game.status === 'ongoing' && game.takeback_request && game.you && game.takeback_request !== game.you) {
+      items.push(h('div', { class: 'notice stack' }, h('p', null, t('play.takeback_asked')),
+        h('div', { class: 'btn-row' },
+          h('button', { type: 'button', class: 'btn btn--small btn--primary', onclick: () => socket.send({ t: 'takeback_accept' }) }, t('play.accept')),
+          h('button', { type: 'button', class: 'btn btn--small', onclick: () => socket.send({ t: 'takeback_decline' }) }, t('play.decline')))));
+    }
+    status.replaceChildren(...items);
+  }
+
+  function drawActions() {
+    const buttons = [];
+    const you = game.you;
+    const vsAi = game.players.some((p) => p.ai);
+    if (game.status === 'waiting' && !you) {
+      buttons.push(h('button', {
+        type: 'button', class: 'btn btn--primary', id: 'join', onclick: async () => {
+          try {
+            await ensurePlayer();
+            await api.join(id);
+            socket.send({ t: 'hello', rev: game.rev });
+          } catch (error) {
+            toast(errorText(error));
+          }
+        },
+      }, t('play.join')));
+    }
+    if (you && (game.status === 'ongoing' || game.status === 'waiting')) {
+      if (game.moves.length < 2) {
+        buttons.push(action('abort', t('play.abort'), t('play.confirm_abort')));
+      }
+      if (game.status === 'ongoing') {
+        buttons.push(action('resign', t('play.resign'), t('play.confirm_resign'), 'btn--danger'));
+        if (!game.draw_offer) buttons.push(action('draw_offer', t('play.offer_draw'), t('play.confirm_draw')));
+        if (vsAi && game.moves.some((m) => m.player === you)) {
+          buttons.push(action('takeback', t('play.takeback'), t('play.confirm_takeback')));
+        }
+      }
+    }
+    if (you && game.status === 'finished') {
+      buttons.push(h('button', {
+        type: 'button', class: 'btn btn--primary', id: 'rematch', onclick: async () => {
+          try {
+            const answer = await api.rematch(id);
+            if (answer && answer.id) navigate(`/game/${encodeURIComponent(answer.id)}`);
+            else toast(t('play.rematch_sent'));
+          } catch (error) {
+            toast(errorText(error));
+          }
+        },
+      }, t('play.rematch')));
+    }
+    if (game.status === 'finished' || game.status === 'aborted') {
+      buttons.push(h('a', { class: 'btn', href: '/' }, t('play.new_game')));
+    }
+    actions.replaceChildren(...buttons);
+  }
+
+  /**
+   * A button that asks first, then sends its message.
+   * @param {string} type the message's tag
+   * @param {string} label
+   * @param {string} question
+   * @param {string} [cls]
+   */
+  function action(type, label, question, cls = '') {
+    return h('button', {
+      type: 'button', class: `btn ${cls}`, dataset: { action: type },
+      onclick: async () => {
+        if (await confirmDialog(question, label)) socket.send({ t: type });
+      },
+    }, label);
+  }
+
+  function drawAll() {
+    setTitle(`${gameName(game.kind)} · ${game.players.map((p) => (p.ai ? t('common.ai_level', { level: p.ai }) : p.name)).join(' – ')}`);
+    drawPlayers();
+    drawBoard();
+    drawStatus();
+    drawActions();
+    moveList.set(game.moves, browsing ?? game.moves.length);
+    // Only an ongoing game's clock runs.
+    clocks.sync(game.clocks && game.status !== 'ongoing' ? { ...game.clocks, running: null } : game.clocks);
+    watchers.textContent = t('play.watchers', { count: game.watchers });
+    main.dataset.status = game.status;
+    main.dataset.rev = String(game.rev);
+  }
+
+  /**
+   * Applies the events the server sent since the revision this page has.
+   * @param {any} msg
+   */
+  function applyEvents(msg) {
+    if (typeof msg.from_rev === 'number' && msg.from_rev > game.rev) {
+      // A gap: ask for what is missing.
+      socket.send({ t: 'hello', rev: game.rev });
+      return;
+    }
+    const before = game.status;
+    let unknown = false;
+    for (const ev of msg.events ?? []) {
+      const rev = ev.rev ?? ev.revision;
+      if (typeof rev === 'number' && rev <= game.rev) continue;
+      const kind = ev.kind ?? ev.type;
+      switch (kind) {
+        case 'moved': {
+          const mv = ev.move ?? ev;
+          /** @type {PlayedMove} */
+          const played = { ...mv, ply: game.moves.length + 1, player: ev.player ?? mv.player };
+          game.moves = [...game.moves, played];
+          game.takeback_request = null;
+          if (game.draw_offer && game.draw_offer !== played.player) game.draw_offer = null;
+          if (game.status === 'waiting') game.status = 'ongoing';
+          const outcome = ev.outcome ?? ev.result;
+          if (outcome) {
+            game.result = outcome;
+            game.status = 'finished';
+          }
+          break;
+        }
+        case 'taken_back':
+          game.moves = game.moves.slice(0, Math.max(0, game.moves.length - (ev.plies ?? 1)));
+          game.draw_offer = null;
+          game.takeback_request = null;
+          game.result = null;
+          game.status = 'ongoing';
+          break;
+        case 'takeback_requested':
+          game.takeback_request = ev.by;
+          break;
+        case 'takeback_declined':
+          game.takeback_request = null;
+          if (ev.by !== game.you) toast(t('play.takeback_declined'));
+          break;
+        case 'draw_offered':
+          game.draw_offer = ev.by;
+          break;
+        case 'draw_declined':
+          game.draw_offer = null;
+          if (ev.by !== game.you) toast(t('play.draw_declined'));
+          break;
+        case 'ended':
+          game.result = ev.outcome ?? ev.result;
+          game.status = 'finished';
+          break;
+        case 'aborted':
+          game.status = 'aborted';
+          break;
+        default:
+          unknown = true;
+      }
+      if (typeof rev === 'number') game.rev = rev;
+    }
+    if (msg.board) game.board = msg.board;
+    if (msg.legal_moves) game.legal_moves = msg.legal_moves;
+    if (msg.clocks !== undefined) game.clocks = msg.clocks;
+    if (game.status !== 'ongoing') game.legal_moves = [];
+    if (unknown) {
+      // Something this page does not follow event by event: take the whole state.
+      void api.game(id).then((g) => {
+        game = g;
+        drawAll();
+      }).catch(() => {});
+    }
+    if (before !== 'finished' && game.status === 'finished' && settings.sound) playSound('end');
+    drawAll();
+  }
+
+  const socket = new Socket(`/ws/game/${encodeURIComponent(id)}`, {
+    hello: () => ({ t: 'hello', rev: game.rev }),
+    onStatus: (up) => {
+      connected = up;
+      conn.hidden = up;
+      main.dataset.connected = String(connected);
+    },
+    onMessage: (msg) => {
+      switch (msg.t) {
+        case 'state': {
+          const wasYou = game.you;
+          game = msg.game;
+          // A seat taken (joining by link) turns the board to the player's side.
+          if (game.you !== wasYou) board.flip(orientationFor(game.you));
+          drawAll();
+          break;
+        }
+        case 'events':
+          applyEvents(msg);
+          break;
+        case 'watchers':
+          game.watchers = msg.count;
+          watchers.textContent = t('play.watchers', { count: msg.count });
+          break;
+        case 'error': {
+          const key = SOCKET_ERRORS[/** @type {keyof typeof SOCKET_ERRORS} */ (msg.code)];
+          toast(key ? t(key) : `${t('error.server')} ${msg.message ?? ''}`);
+          // Shows the position as the server has it again (an optimistic move is undone).
+          drawBoard();
+          break;
+        }
+        default:
+          break;
+      }
+    },
+  });
+
+  drawAll();
+  return {
+    destroy() {
+      socket.close();
+      clocks.stop();
+      moveList.destroy();
+      board.destroy();
+    },
+  };
+}

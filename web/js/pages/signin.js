@@ -1,0 +1,7 @@
+// Sign in.
+import { accountForm } from '../account.js';
+
+/** @param {HTMLElement} main */
+export async function render(main) {
+  accountForm(main, 'signin');
+}

@@ -1,0 +1,60 @@
+// A finished (or any) game to step through: board, moves, arrow keys, export.
+import { h } from './ui.js';
+import { t } from './i18n.js';
+import { api } from './api.js';
+import { Board } from './board.js';
+import { MoveList } from './movelist.js';
+import { boardAt } from './replay.js';
+import { prefs } from './prefs.js';
+import { gameName, sideName, resultWords } from './names.js';
+
+/** @typedef {import('./types.js').GameState} GameState */
+
+/**
+ * @param {GameState} game
+ * @returns {{el: HTMLElement, destroy: () => void}}
+ */
+export function gameViewer(game) {
+  const settings = prefs();
+  const boardEl = h('div');
+  const board = new Board(boardEl, { coordinates: settings.coordinates, sound: false });
+  const ply = { value: game.moves.length };
+  const show = (animate = false) => {
+    const view = game.start_board ? boardAt(game.start_board, game.moves, ply.value) : game.board;
+    board.set({ board: view, legalMoves: [], lastMove: ply.value > 0 ? game.moves[ply.value - 1] : null, interactive: false, animate });
+  };
+  const list = new MoveList((p) => {
+    const forward = p === ply.value + 1;
+    ply.value = p;
+    show(forward);
+  });
+  list.set(game.moves, ply.value);
+  show();
+  const names = ['first', 'second'].map((side) => {
+    const p = game.players.find((x) => x.side === side);
+    const who = p ? (p.ai ? t('common.ai_level', { level: p.ai }) : p.name) : '?';
+    return `${who} (${sideName(game.kind, /** @type {import('./types.js').Side} */ (side))})`;
+  });
+  const result = game.result ? resultWords(game.kind, game.result) : null;
+  const el = h('div', { class: 'play viewer', dataset: { game: game.id } },
+    h('div', { class: 'play__board', dataset: { kind: game.kind } }, boardEl),
+    h('aside', { class: 'play__side' },
+      h('div', { class: 'card stack' },
+        h('h2', null, gameName(game.kind)),
+        h('p', { class: 'small' }, names.join(' – ')),
+        result ? h('div', { class: 'result-banner' }, h('strong', null, result.headline), h('span', null, result.reason)) : null,
+        game.start_board ? null : h('p', { class: 'muted small' }, t('archive.final_only'))),
+      list.el,
+      h('p', { class: 'muted small' }, t('archive.keys_hint')),
+      h('div', { class: 'btn-row' },
+        h('a', { class: 'btn btn--small', href: api.recordUrl(game.id), download: '' }, t('play.download')),
+        h('a', { class: 'btn btn--small', href: `/analysis?game=${encodeURIComponent(game.id)}` }, t('play.analyse')),
+        h('a', { class: 'btn btn--small', href: `/game/${encodeURIComponent(game.id)}` }, t('archive.open')))));
+  return {
+    el,
+    destroy() {
+      list.destroy();
+      board.destroy();
+    },
+  };
+}

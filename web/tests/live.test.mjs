@@ -1,0 +1,259 @@
+// Live games end to end, as players act, against a real `kingstable serve` on 127.0.0.1:
+// a game against the AI to a result; two players by link while a third watches; a
+// Camelot multi-jump chosen in the path picker; a clock running out; reconnecting after
+// the server is killed mid-game; the analysis page's evaluation. Written to LIVE_API.md;
+// skipped while the server has no live games (GET /api/games?status=live answers 404).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, fixture } from './support.mjs';
+
+/** @typedef {import('playwright-core').Page} Page */
+
+const bin = await kingstableBinary();
+let server = bin ? await startKingstable(bin) : null;
+let live = false;
+if (server) {
+  const answer = await fetch(`${server.origin}/api/games?status=live`);
+  live = answer.status !== 404;
+  if (!live) {
+    await server.stop();
+    server = null;
+  }
+}
+const skip = !bin
+  ? 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)'
+  : !live ? 'kingstable serve has no live games yet (GET /api/games?status=live is 404)' : false;
+
+/** @type {import('playwright-core').Browser | null} */
+let browser = null;
+
+before(async () => {
+  if (!skip) browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
+
+/**
+ * A player: their own browser context (cookies), one page, its script errors.
+ * @param {{width: number, height: number}} [viewport]
+ */
+async function player(viewport = DESKTOP) {
+  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const context = await b.newContext({ viewport, hasTouch: viewport === PHONE });
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return { context, page, errors };
+}
+
+/**
+ * @param {Page} page
+ * @param {string} path
+ */
+async function go(page, path) {
+  await page.goto(`${origin()}${path}`);
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+/**
+ * Creates a game from the home page's form; returns the game page's path.
+ * @param {Page} page
+ * @param {{mode: "ai" | "friend", kind: string, side: string, tc: string, level?: number}} o
+ */
+async function create(page, o) {
+  await go(page, '/');
+  await page.click(`#tab-${o.mode}`);
+  await page.click(`label[for="kind-${o.kind}"]`);
+  if (o.level) await page.click(`label[for="level-${o.level}"]`);
+  await page.click(`label[for="side-${o.side}"]`);
+  await page.selectOption('#time-control', o.tc);
+  await page.click('#play-button');
+  if (o.mode === 'ai') {
+    await page.waitForURL(/\/game\//);
+    await page.waitForSelector('.kt-board');
+    return new URL(page.url()).pathname;
+  }
+  await page.waitForSelector('#friend-link');
+  const path = new URL(await page.inputValue('#friend-link')).pathname;
+  await go(page, path);
+  return path;
+}
+
+/** @param {Page} page */
+const plies = (page) => page.locator('.moves__move[data-ply]').count();
+
+/**
+ * Waits until the page's move list has `n` moves.
+ * @param {Page} page
+ * @param {number} n
+ */
+const waitPlies = (page, n) => page.waitForFunction((k) => document.querySelectorAll('.moves__move[data-ply]').length >= k, n, { timeout: 30000 });
+
+/**
+ * Plays some legal move by clicking, as a player would (the first movable piece, its
+ * first destination, the first path if asked).
+ * @param {Page} page
+ */
+async function playAny(page) {
+  await page.waitForSelector('.kt-board[data-interactive="true"] .kt-piece--movable', { timeout: 30000 });
+  const from = await page.locator('.kt-piece--movable').first().getAttribute('data-square');
+  await page.click(`.kt-sq[data-square="${from}"]`);
+  const to = await page.locator('.kt-dest').first().getAttribute('data-square');
+  await page.click(`.kt-sq[data-square="${to}"]`);
+  const choice = page.locator('.kt-picker__choice');
+  if (await choice.count()) await choice.first().click();
+}
+
+/**
+ * Plays the move `text` by clicking its start and end (and its path in the picker).
+ * @param {Page} page
+ * @param {string} text
+ */
+async function play(page, text) {
+  const squares = text.match(/[A-La-l]\d{1,2}/g) ?? [];
+  await page.waitForSelector('.kt-board[data-interactive="true"]', { timeout: 30000 });
+  await page.click(`.kt-sq[data-square="${squares[0]}"]`);
+  await page.click(`.kt-sq[data-square="${squares[squares.length - 1]}"]`);
+  const choice = page.locator(`.kt-picker__choice[data-move="${text}"]`);
+  if (await choice.count()) await choice.click();
+}
+
+/**
+ * Answers the confirmation dialog with yes.
+ * @param {Page} page
+ */
+async function confirm(page) {
+  await page.click('dialog[open] .btn--primary');
+}
+
+test('a game against the AI, played by clicking, to a result', { skip, timeout: 120000 }, async () => {
+  const { context, page, errors } = await player();
+  await create(page, { mode: 'ai', kind: 'copenhagen', side: 'first', tc: 'untimed', level: 1 });
+  await playAny(page);
+  await waitPlies(page, 2);
+  await playAny(page);
+  await waitPlies(page, 4);
+  await shot(page, 'live-vs-ai-desktop');
+  await page.click('[data-action="resign"]');
+  await confirm(page);
+  await page.waitForSelector('.result-banner');
+  assert.match(await page.locator('.result-banner').textContent() ?? '', /defenders win.*resigned/i);
+  assert.equal(await page.locator('#rematch').count(), 1);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('two players by link while a third watches and sees every move', { skip, timeout: 120000 }, async () => {
+  const a = await player();
+  const b = await player(PHONE);
+  const c = await player();
+  const path = await create(a.page, { mode: 'friend', kind: 'fetlar', side: 'first', tc: 'untimed' });
+  await go(b.page, path);
+  await b.page.click('#join');
+  await go(c.page, path);
+  await c.page.waitForSelector('.kt-board');
+  assert.equal(await c.page.locator('#join').count(), 0, 'both seats are taken');
+  for (let ply = 1; ply <= 4; ply++) {
+    await playAny(ply % 2 === 1 ? a.page : b.page);
+    for (const p of [a.page, b.page, c.page]) await waitPlies(p, ply);
+  }
+  assert.equal(await c.page.locator('.kt-board[data-interactive="true"]').count(), 0, 'the watcher cannot move');
+  assert.match(await a.page.locator('.watchers').textContent() ?? '', /\d/);
+  const moves = await a.page.$$eval('.moves__move[data-ply]', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(await c.page.$$eval('.moves__move[data-ply]', (els) => els.map((e) => e.textContent)), moves);
+  await shot(b.page, 'live-friend-phone');
+  await shot(c.page, 'live-watcher-desktop');
+  for (const p of [a, b, c]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
+
+test('Camelot: a multi-jump chosen in the path picker', { skip, timeout: 120000 }, async () => {
+  const fx = await fixture('camelot_multipath');
+  const a = await player();
+  const b = await player();
+  const path = await create(a.page, { mode: 'friend', kind: 'camelot', side: 'first', tc: 'untimed' });
+  await go(b.page, path);
+  await b.page.click('#join');
+  const opening = fx.moves.map((/** @type {{text: string}} */ m) => m.text);
+  for (let i = 0; i < opening.length; i++) {
+    await play(i % 2 === 0 ? a.page : b.page, opening[i]);
+    await waitPlies(a.page, i + 1);
+    await waitPlies(b.page, i + 1);
+  }
+  const choices = fx.legal_moves.filter((/** @type {{text: string}} */ m) => m.text.startsWith('F9') && m.text.endsWith('B7'));
+  const want = choices[choices.length - 1];
+  await b.page.click('.kt-sq[data-square="F9"]');
+  await b.page.click('.kt-sq[data-square="B7"]');
+  assert.equal(await b.page.locator('.kt-picker__choice').count(), choices.length);
+  await shot(b.page, 'live-camelot-picker-desktop');
+  await b.page.click(`.kt-picker__choice[data-move="${want.text}"]`);
+  await waitPlies(a.page, opening.length + 1);
+  assert.equal(await a.page.locator('.moves__move[data-ply]').last().textContent(), want.text);
+  for (const sq of want.captures) {
+    const name = `${fx.board.file_names[sq.file]}${fx.board.rank_names[sq.rank]}`;
+    assert.equal(await a.page.locator(`.kt-piece[data-square="${name}"]`).count(), 0, `${name} captured`);
+  }
+  for (const p of [a, b]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
+
+test('a clock running out ends the game', { skip, timeout: 150000 }, async () => {
+  const a = await player();
+  const b = await player();
+  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc: '1+0' });
+  await go(b.page, path);
+  await b.page.click('#join');
+  await playAny(a.page);
+  await waitPlies(b.page, 1);
+  await playAny(b.page);
+  await waitPlies(a.page, 2);
+  // The attackers never move again: a minute later their flag falls.
+  await a.page.waitForSelector('.result-banner', { timeout: 90000 });
+  assert.match(await a.page.locator('.result-banner').textContent() ?? '', /defenders win.*time ran out/i);
+  await b.page.waitForSelector('.result-banner', { timeout: 10000 });
+  await shot(a.page, 'live-timeout-desktop');
+  for (const p of [a, b]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
+
+test('the server is killed mid-game and restarted: the page reconnects and play goes on', { skip, timeout: 120000 }, async () => {
+  const { context, page, errors } = await player();
+  await create(page, { mode: 'ai', kind: 'copenhagen', side: 'first', tc: 'untimed', level: 1 });
+  await playAny(page);
+  await waitPlies(page, 2);
+  const s = /** @type {NonNullable<typeof server>} */ (server);
+  await s.kill();
+  await page.waitForSelector('.conn:not([hidden])', { timeout: 15000 });
+  server = await startKingstable(/** @type {string} */ (bin), { port: s.port, dir: s.dir });
+  await page.waitForSelector('.conn[hidden]', { timeout: 30000 });
+  assert.equal(await plies(page), 2, 'every acknowledged move is still there');
+  await playAny(page);
+  await waitPlies(page, 4);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the analysis page shows the engine evaluation', { skip, timeout: 60000 }, async () => {
+  const { context, page, errors } = await player(PHONE);
+  await go(page, '/analysis?kind=camelot');
+  await page.waitForSelector('.kt-piece');
+  await page.click('#engine-toggle');
+  await page.waitForFunction(() => /\d/.test(document.getElementById('depth')?.textContent ?? ''), undefined, { timeout: 30000 });
+  assert.match(await page.locator('#score').textContent() ?? '', /[-+#\d]/);
+  await shot(page, 'live-analysis-phone');
+  await page.click('#engine-toggle');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,91 @@
+// The app served by a real `kingstable serve` (on 127.0.0.1 with a new SQLite file):
+// the server hands out the app for every page address, and accounts work end to end from
+// the pages. Skipped when no kingstable binary with `serve` is built, unless
+// KINGSTABLE_REQUIRE_SERVER=1 (CI), which makes that a failure.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, DESKTOP, shot, kingstableBinary, startKingstable } from './support.mjs';
+
+const bin = await kingstableBinary();
+if (!bin && process.env.KINGSTABLE_REQUIRE_SERVER === '1') {
+  throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but no kingstable binary with `serve` was found (build it or set KINGSTABLE_BIN)');
+}
+const skip = bin ? false : 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)';
+
+/** @type {Awaited<ReturnType<typeof startKingstable>> | null} */
+let server = null;
+/** @type {import('playwright-core').Browser | null} */
+let browser = null;
+
+before(async () => {
+  if (!bin) return;
+  server = await startKingstable(bin);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {string} path
+ */
+async function go(page, path) {
+  await page.goto(`${server?.origin}${path}`);
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+/** @param {import('playwright-core').Page} page */
+function watch(page) {
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return errors;
+}
+
+test('kingstable serve hands out the app for every page address', { skip }, async () => {
+  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const context = await b.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const errors = watch(page);
+  for (const path of ['/', '/game/abc123', '/watch', '/archive', '/analysis', '/rules/camelot', '/signin', '/signup', '/settings']) {
+    await go(page, path);
+    assert.ok(await page.locator('main h1').count() >= 1, `${path} shows a page`);
+  }
+  await page.waitForSelector('.rules__diagram .kt-sq, main h1');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('sign up, see your page, sign out, sign in again; a wrong password is refused in words', { skip }, async () => {
+  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const context = await b.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const errors = watch(page);
+  const name = `web${Date.now().toString(36)}`;
+  const password = 'correct horse battery';
+  await go(page, '/signup');
+  await page.fill('#username', name);
+  await page.fill('#password', password);
+  await page.click('form button[type="submit"]');
+  await page.waitForSelector(`#account a[href="/player/${name}"]`);
+  await page.click(`#account a[href="/player/${name}"]`);
+  await page.waitForFunction((n) => document.querySelector('main h1')?.textContent === n, name);
+  await shot(page, 'server-player-desktop');
+  await go(page, '/settings');
+  await page.waitForSelector('text=Sign out everywhere');
+  await page.click('button:has-text("Sign out")');
+  await page.waitForSelector('#account a[href="/signin"]');
+  await go(page, '/signin');
+  await page.fill('#username', name);
+  await page.fill('#password', 'not the password');
+  await page.click('form button[type="submit"]');
+  await page.waitForSelector('.notice--error');
+  await page.fill('#password', password);
+  await page.click('form button[type="submit"]');
+  await page.waitForSelector(`#account a[href="/player/${name}"]`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
