@@ -51,7 +51,7 @@ fn a_camelot_position_with_too_many_pieces_is_said_once() {
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(
             text(&out.stderr),
-            format!("kingstable: bad position {position:?}: {reason}\n")
+            format!("kingstable: bad --position {position:?}: {reason}\n")
         );
     }
 }
