@@ -42,13 +42,18 @@ pub enum ErrorCode {
     UsernameTaken,
     /// The database cannot be reached (from `/health`).
     DatabaseUnavailable,
+    /// The request is understood but not allowed for this player (not their game).
+    Forbidden,
+    /// The request conflicts with the state of things (a game already started, a seat
+    /// taken, a move on an old position).
+    Conflict,
     /// Something went wrong on the server; details are in its log, not in the response.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidJson,
         ErrorCode::UnsupportedMediaType,
@@ -63,6 +68,8 @@ impl ErrorCode {
         ErrorCode::InvalidPassword,
         ErrorCode::UsernameTaken,
         ErrorCode::DatabaseUnavailable,
+        ErrorCode::Forbidden,
+        ErrorCode::Conflict,
         ErrorCode::Internal,
     ];
 
@@ -84,6 +91,8 @@ impl ErrorCode {
             ErrorCode::InvalidPassword => "invalid_password",
             ErrorCode::UsernameTaken => "username_taken",
             ErrorCode::DatabaseUnavailable => "database_unavailable",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::Conflict => "conflict",
             ErrorCode::Internal => "internal",
         }
     }
@@ -100,10 +109,10 @@ impl ErrorCode {
             ErrorCode::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::CrossOrigin => StatusCode::FORBIDDEN,
+            ErrorCode::CrossOrigin | ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::NotSignedIn | ErrorCode::InvalidCredentials => StatusCode::UNAUTHORIZED,
-            ErrorCode::UsernameTaken => StatusCode::CONFLICT,
+            ErrorCode::UsernameTaken | ErrorCode::Conflict => StatusCode::CONFLICT,
             ErrorCode::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
