@@ -228,4 +228,35 @@ mod tests {
             assert!(game.is_legal(best.unwrap()));
         }
     }
+
+    #[test]
+    fn a_game_of_another_kind_gets_an_answer_without_a_move() {
+        let (tx, rx) = mpsc::channel();
+        let setup = AiSetup {
+            seed: 1,
+            threads: 1,
+        };
+        let mut worker = AiWorker::<Tafl>::spawn(setup, move |event| {
+            let _ = tx.send(event);
+        });
+        worker.submit(AiRequest {
+            id: 3,
+            game: AnyGame::start(game::GameKind::Camelot),
+            limits: Limits::depth(1),
+            level: Level::Beginner,
+            stop: Arc::new(AtomicBool::new(false)),
+        });
+        let answer = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert!(
+            matches!(
+                answer,
+                AiEvent::Done {
+                    id: 3,
+                    best: None,
+                    ..
+                }
+            ),
+            "{answer:?}"
+        );
+    }
 }
