@@ -157,16 +157,19 @@ mod tests {
     use std::time::Duration;
     use tafl::{Rules, Tafl};
 
-    #[test]
-    fn the_worker_answers_with_a_legal_move_and_can_be_stopped() {
+    /// A worker searching games like `G` on `threads` threads, and its events.
+    fn spawn<G: PlayGame>(threads: usize) -> (AiWorker<G>, mpsc::Receiver<AiEvent>) {
         let (tx, rx) = mpsc::channel();
-        let setup = AiSetup {
-            seed: 1,
-            threads: 2,
-        };
-        let mut worker = AiWorker::<Tafl>::spawn(setup, move |event| {
+        let setup = AiSetup { seed: 1, threads };
+        let worker = AiWorker::<G>::spawn(setup, move |event| {
             let _ = tx.send(event);
         });
+        (worker, rx)
+    }
+
+    #[test]
+    fn the_worker_answers_with_a_legal_move_and_can_be_stopped() {
+        let (mut worker, rx) = spawn::<Tafl>(2);
         let game = AnyGame::from(Tafl::new(Rules::COPENHAGEN));
         let stop = Arc::new(AtomicBool::new(false));
         worker.submit(AiRequest {
@@ -195,14 +198,7 @@ mod tests {
 
     #[test]
     fn a_request_cancelled_at_once_still_answers_and_the_next_one_follows() {
-        let (tx, rx) = mpsc::channel();
-        let setup = AiSetup {
-            seed: 1,
-            threads: 1,
-        };
-        let mut worker = AiWorker::<camelot::Camelot>::spawn(setup, move |event| {
-            let _ = tx.send(event);
-        });
+        let (mut worker, rx) = spawn::<camelot::Camelot>(1);
         let game = AnyGame::start(game::GameKind::Camelot);
         let request = |id, limits| AiRequest {
             id,
@@ -231,14 +227,7 @@ mod tests {
 
     #[test]
     fn a_game_of_another_kind_gets_an_answer_without_a_move() {
-        let (tx, rx) = mpsc::channel();
-        let setup = AiSetup {
-            seed: 1,
-            threads: 1,
-        };
-        let mut worker = AiWorker::<Tafl>::spawn(setup, move |event| {
-            let _ = tx.send(event);
-        });
+        let (mut worker, rx) = spawn::<Tafl>(1);
         worker.submit(AiRequest {
             id: 3,
             game: AnyGame::start(game::GameKind::Camelot),
