@@ -96,6 +96,15 @@ export class Socket {
   }
 
   /** Closes for good (leaving the page). */
+  /**
+   * Drops the connection and opens a fresh one at once: after joining a game or signing
+   * in, so that the new cookies go with it (a socket keeps the identity it opened with).
+   */
+  reconnect() {
+    this.attempt = 0;
+    this.ws?.close();
+  }
+
   close() {
     this.closed = true;
     clearTimeout(this.timer);

@@ -173,7 +173,8 @@ export async function render(main, [id]) {
           try {
             await ensurePlayer();
             await api.join(id);
-            socket.send({ t: 'hello', rev: game.rev });
+            // The socket was opened before this visitor had a seat (or a cookie).
+            socket.reconnect();
           } catch (error) {
             toast(errorText(error));
           }

@@ -2,6 +2,7 @@
 //! `docs/API.md` documents every endpoint.
 
 mod account;
+mod analysis;
 mod games;
 mod ops;
 mod players;
@@ -48,6 +49,8 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("DELETE", "/api/challenges/{id}"),
     ("GET", "/ws/game/{id}"),
     ("GET", "/ws/lobby"),
+    ("POST", "/api/position"),
+    ("GET", "/ws/analysis"),
 ];
 
 /// The whole application: the API, `/health`, `/metrics`, and the web client for every
@@ -78,6 +81,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/challenges/{id}", delete(games::cancel_challenge))
         .route("/ws/game/{id}", get(games::game_socket))
         .route("/ws/lobby", get(games::lobby_socket))
+        .route("/api/position", post(analysis::position))
+        .route("/ws/analysis", get(analysis::socket))
         .route("/api/{*rest}", any(api_not_found))
         .route("/health", get(ops::health))
         .route("/metrics", get(ops::metrics))

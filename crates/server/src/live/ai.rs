@@ -34,6 +34,11 @@ impl AiPool {
         }
     }
 
+    /// The pool's permits: one per search running (the analysis socket takes them too).
+    pub(crate) fn permits(&self) -> Arc<Semaphore> {
+        Arc::clone(&self.permits)
+    }
+
     /// Searches `game` at `level` (1-6) and sends the move to the game's owner as the
     /// move for revision `rev`. `clock`: both players' time left and the increment, for
     /// Fischer games.

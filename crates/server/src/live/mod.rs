@@ -18,7 +18,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use ai::AiPool;
 pub use messages::{
-    ClientMessage, ClocksView, GameView, LiveGame, LobbyMessage, PlayerInfo, Refusal,
+    ClientMessage, ClocksView, GameView, LiveGame, LobbyMessage, PlayedView, PlayerInfo, Refusal,
     ServerMessage, SocketError,
 };
 
