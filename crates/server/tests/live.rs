@@ -43,12 +43,16 @@ struct Socket {
 
 impl Socket {
     async fn open(server: &TestServer, client: &Client, id: &str) -> Socket {
-        let mut request = format!("ws://{}/ws/game/{id}", server.addr)
+        Socket::open_at(server.addr, &server.base, client, id).await
+    }
+
+    async fn open_at(addr: std::net::SocketAddr, base: &str, client: &Client, id: &str) -> Socket {
+        let mut request = format!("ws://{addr}/ws/game/{id}")
             .into_client_request()
             .unwrap();
         request
             .headers_mut()
-            .insert("origin", server.base.parse().unwrap());
+            .insert("origin", base.parse().unwrap());
         if !client.cookies.is_empty() {
             let cookies: Vec<String> = client
                 .cookies
@@ -437,3 +441,113 @@ async fn a_restart_keeps_every_move_and_the_clocks(db: Database) {
     server.stop().await;
 }
 both!(restart, a_restart_keeps_every_move_and_the_clocks);
+
+/// Not a test on its own: the server process that
+/// `a_server_killed_mid_game_loses_nothing` starts, kills with SIGKILL, and starts again.
+/// It serves the database named by `KINGSTABLE_KILL_TEST_DB` and prints its address.
+#[test]
+#[ignore = "started by a_server_killed_mid_game_loses_nothing"]
+fn server_process() {
+    let Ok(database) = std::env::var("KINGSTABLE_KILL_TEST_DB") else {
+        return;
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let config = server::Config {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            database: database.parse().unwrap(),
+            ..server::Config::default()
+        };
+        let server = server::Server::bind(config).await.unwrap();
+        println!("ADDR {}", server.local_addr());
+        server.run(std::future::pending()).await.unwrap();
+    });
+}
+
+/// Starts [`server_process`] on `database`; the child and its base URL.
+fn server_child(database: &str) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "server_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("KINGSTABLE_KILL_TEST_DB", database)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("the server prints its address")
+            .unwrap();
+        // The harness may print `test server_process ... ` on the same line first.
+        if let Some((_, addr)) = line.split_once("ADDR ") {
+            break addr.trim().to_owned();
+        }
+    };
+    (child, format!("http://{addr}"))
+}
+
+async fn a_server_killed_mid_game_loses_nothing(db: Database) {
+    let database = db.url.connection_string().to_owned();
+    let (mut child, base) = server_child(&database);
+    let client_for = Client::new;
+    let (mut a, mut b) = (client_for(&base), client_for(&base));
+    let id = friend_game(&mut a, &mut b, "copenhagen", "10+5").await;
+    let addr: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+    let mut players = [
+        Socket::open_at(addr, &base, &a, &id).await,
+        Socket::open_at(addr, &base, &b, &id).await,
+    ];
+    let mut spectator = Socket::open_at(addr, &base, &client_for(&base), &id).await;
+    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
+        socket.state().await;
+    }
+    let moves: Vec<String> = COPENHAGEN_60
+        .split(' ')
+        .take(3)
+        .map(str::to_owned)
+        .collect();
+    // Every move acknowledged (seen by the spectator) before the kill must survive it.
+    play_through(&mut players, &mut spectator, &moves).await;
+    let before = a.get(&format!("/api/games/{id}")).await.json();
+    child.kill().unwrap(); // SIGKILL: no goodbye, no flush
+    child.wait().unwrap();
+    drop(players);
+    drop(spectator);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+
+    let (mut child, base) = server_child(&database);
+    let mut a = client_for(&base);
+    let after = a.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(after["moves"], before["moves"], "{after}");
+    assert_eq!(after["status"], "ongoing");
+    let (was, is) = (
+        before["clocks"]["second_ms"].as_u64().unwrap(),
+        after["clocks"]["second_ms"].as_u64().unwrap(),
+    );
+    assert!(
+        is + 1000 <= was,
+        "the clock ran while the server was down: {was} -> {is}"
+    );
+    assert_eq!(after["clocks"]["first_ms"], before["clocks"]["first_ms"]);
+    // The second player plays on, with the same cookie.
+    let mut b2 = client_for(&base);
+    b2.cookies.clone_from(&b.cookies);
+    let addr: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+    let mut second = Socket::open_at(addr, &base, &b2, &id).await;
+    let rev = second.state().await["rev"].as_u64().unwrap();
+    second
+        .send(json!({"t": "move", "rev": rev, "move": "g6-j6"}))
+        .await;
+    assert_eq!(second.until("events").await["events"][0]["type"], "moved");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+both!(killed, a_server_killed_mid_game_loses_nothing);

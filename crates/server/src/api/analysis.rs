@@ -56,7 +56,11 @@ struct PositionView {
 
 /// The game `position` (empty: the start) of `kind` after `moves`, or a sentence saying
 /// what is wrong.
-fn line(kind: GameKind, position: &str, moves: &[String]) -> Result<(AnyGame, Vec<PlayedView>), String> {
+fn line(
+    kind: GameKind,
+    position: &str,
+    moves: &[String],
+) -> Result<(AnyGame, Vec<PlayedView>), String> {
     if moves.len() > MAX_LINE {
         return Err(format!("at most {MAX_LINE} moves"));
     }
@@ -150,9 +154,14 @@ enum Reply {
         pv: Vec<String>,
     },
     /// The analysis ended (stopped, or out of time): its best move.
-    Done { best: Option<String> },
+    Done {
+        best: Option<String>,
+    },
     /// A refused message.
-    Error { code: &'static str, message: String },
+    Error {
+        code: &'static str,
+        message: String,
+    },
     Pong,
 }
 
@@ -240,7 +249,9 @@ fn start(
 ) {
     let permits = state.ai.permits();
     state.tasks.spawn(async move {
-        let Ok(permit) = permits.acquire_owned().await else { return };
+        let Ok(permit) = permits.acquire_owned().await else {
+            return;
+        };
         if stop.load(Ordering::Relaxed) {
             let _ = replies.send(Reply::Done { best: None }).await;
             return;
@@ -259,7 +270,12 @@ fn start(
     });
 }
 
-fn think<G: EngineGame>(game: &G, time: Duration, stop: &AtomicBool, replies: &mpsc::Sender<Reply>) {
+fn think<G: EngineGame>(
+    game: &G,
+    time: Duration,
+    stop: &AtomicBool,
+    replies: &mpsc::Sender<Reply>,
+) {
     let mut engine = DefaultEngine::<G>::default();
     engine.set_hash_mb(HASH_MB);
     engine.set_threads(1);

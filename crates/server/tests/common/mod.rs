@@ -125,15 +125,7 @@ impl TestServer {
 
     /// A new client (a browser with no cookies) for this server.
     pub fn client(&self) -> Client {
-        Client {
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .expect("client"),
-            base: self.base.clone(),
-            origin: Some(self.base.clone()),
-            cookies: BTreeMap::new(),
-        }
+        Client::new(&self.base)
     }
 }
 
@@ -190,6 +182,19 @@ pub struct Client {
 }
 
 impl Client {
+    /// A browser-like client of the server at `base` (same-origin requests, cookies).
+    pub fn new(base: &str) -> Client {
+        Client {
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("client"),
+            base: base.to_owned(),
+            origin: Some(base.to_owned()),
+            cookies: BTreeMap::new(),
+        }
+    }
+
     pub async fn request(
         &mut self,
         method: Method,
