@@ -40,6 +40,8 @@ pub enum ErrorCode {
     InvalidPassword,
     /// Someone already has this username.
     UsernameTaken,
+    /// A record to import does not read or replay, or does not say how the game ended.
+    InvalidRecord,
     /// The database cannot be reached (from `/health`).
     DatabaseUnavailable,
     /// Something went wrong on the server; details are in its log, not in the response.
@@ -48,7 +50,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 16] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidJson,
         ErrorCode::UnsupportedMediaType,
@@ -62,6 +64,7 @@ impl ErrorCode {
         ErrorCode::InvalidUsername,
         ErrorCode::InvalidPassword,
         ErrorCode::UsernameTaken,
+        ErrorCode::InvalidRecord,
         ErrorCode::DatabaseUnavailable,
         ErrorCode::Internal,
     ];
@@ -83,6 +86,7 @@ impl ErrorCode {
             ErrorCode::InvalidUsername => "invalid_username",
             ErrorCode::InvalidPassword => "invalid_password",
             ErrorCode::UsernameTaken => "username_taken",
+            ErrorCode::InvalidRecord => "invalid_record",
             ErrorCode::DatabaseUnavailable => "database_unavailable",
             ErrorCode::Internal => "internal",
         }
@@ -93,7 +97,7 @@ impl ErrorCode {
     pub const fn status(self) -> StatusCode {
         match self {
             ErrorCode::BadRequest | ErrorCode::InvalidJson => StatusCode::BAD_REQUEST,
-            ErrorCode::InvalidUsername | ErrorCode::InvalidPassword => {
+            ErrorCode::InvalidUsername | ErrorCode::InvalidPassword | ErrorCode::InvalidRecord => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -2,6 +2,7 @@
 //! `docs/API.md` documents every endpoint.
 
 mod account;
+mod archive;
 mod ops;
 mod players;
 pub mod views;
@@ -36,6 +37,10 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("POST", "/api/account/signout-everywhere"),
     ("POST", "/api/account/password"),
     ("GET", "/api/players/{name}"),
+    ("GET", "/api/archive"),
+    ("GET", "/api/archive/{id}"),
+    ("GET", "/api/games/{id}/record"),
+    ("POST", "/api/import"),
 ];
 
 /// The whole application: the API, `/health`, `/metrics`, and the web client for every
@@ -54,6 +59,10 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/account/password", post(account::change_password))
         .route("/api/players/{name}", get(players::profile))
+        .route("/api/archive", get(archive::list))
+        .route("/api/archive/{id}", get(archive::game))
+        .route("/api/games/{id}/record", get(archive::download))
+        .route("/api/import", post(archive::import))
         .route("/api/{*rest}", any(api_not_found))
         .route("/health", get(ops::health))
         .route("/metrics", get(ops::metrics))
