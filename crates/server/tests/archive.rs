@@ -590,8 +590,12 @@ async fn records_are_imported_for_review(db: Database) {
     // Bad records are refused with what is wrong and where; nothing is stored.
     let fetlar_final = data("tafl/tests/data/fetlar_english_national_championship_2014_final.txt");
     let bad: Vec<(&str, String, &str)> = vec![
-        // The 2014 final claims a capture the rules do not give (move 12, line 21).
-        ("fetlar", fetlar_final, "ply 23 (i11-i3xi2)"),
+        // The 2014 final claims a capture the rules do not give (move 12, line 24).
+        (
+            "fetlar",
+            fetlar_final,
+            "fetlar game 1, line 24, ply 23 (i11-i3xi2): i11-i3xi2: the move captures nothing, not i2",
+        ),
         ("copenhagen", "d1-d3 e5-e9 ---\n".into(), "ply 2 (e5-e9)"),
         (
             "copenhagen",
