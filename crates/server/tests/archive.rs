@@ -324,6 +324,16 @@ async fn archive_filters_and_pages(db: Database) {
             .0,
         20
     );
+    // Days, as a date field sends them (UTC): T0 is 2027-01-15 08:00; `until` takes its
+    // whole day in.
+    assert_eq!(
+        count(&mut client, "since=2027-01-15&until=2027-01-15")
+            .await
+            .0,
+        23
+    );
+    assert_eq!(count(&mut client, "since=2027-01-16").await.0, 0);
+    assert_eq!(count(&mut client, "until=2027-01-14").await.0, 0);
     // Empty parameters are ignored.
     assert_eq!(count(&mut client, "kind=&player=&page=").await.0, 23);
 
@@ -332,6 +342,8 @@ async fn archive_filters_and_pages(db: Database) {
         "result=win",
         "rated=maybe",
         "since=yesterday",
+        "since=2027-02-30",
+        "until=2027-1",
         "until=1.5",
         "page=0",
         "page=-1",
@@ -517,7 +529,7 @@ async fn records_are_imported_for_review(db: Database) {
     assert_eq!(game["moves"].as_array().unwrap().len(), 68);
     // It is in the archive, found by the record's names, and exports again.
     let found = client.get("/api/archive?player=tim%20millar").await.json();
-    assert_eq!(ids(&found), [id.clone()]);
+    assert_eq!(ids(&found), [id.as_str()]);
     let exported = client.get(&format!("/api/games/{id}/record")).await.text;
     assert!(exported.contains("[attackers:Tim Millar]"), "{exported}");
     let again = record::load(GameKind::Copenhagen, &exported, ReplayOptions::default()).unwrap();
@@ -781,7 +793,7 @@ async fn player_page_over_the_archive(db: Database) {
         bob["opponents"]
     );
     let found = client.get("/api/archive?player=sigrun").await.json();
-    assert_eq!(ids(&found), [game.id.clone()]);
+    assert_eq!(ids(&found), [game.id.as_str()]);
     assert_eq!(
         found["games"][0]["second"],
         json!({"type": "user", "name": "Sigrun"})

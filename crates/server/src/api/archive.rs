@@ -59,10 +59,30 @@ fn parse_kind(text: &str) -> Result<GameKind, ApiError> {
     })
 }
 
-fn parse_time(name: &str, text: &str) -> Result<i64, ApiError> {
-    text.parse::<i64>().map_err(|_| {
+/// A time bound: milliseconds since the Unix epoch, or a day `YYYY-MM-DD` (UTC; what a
+/// date field sends), which starts at its midnight, or — for an upper bound (`end`) —
+/// takes the whole day in.
+fn parse_time(name: &str, text: &str, end: bool) -> Result<i64, ApiError> {
+    if let Ok(ms) = text.parse::<i64>() {
+        return Ok(ms);
+    }
+    let day = || {
+        let mut parts = text.splitn(3, '-').map(str::parse::<u16>);
+        let (Some(Ok(year)), Some(Ok(month)), Some(Ok(day))) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        let month = time::Month::try_from(u8::try_from(month).ok()?).ok()?;
+        let date =
+            time::Date::from_calendar_date(i32::from(year), month, u8::try_from(day).ok()?).ok()?;
+        let date = if end { date.next_day()? } else { date };
+        Some(date.midnight().assume_utc().unix_timestamp() * 1000)
+    };
+    day().ok_or_else(|| {
         bad_request(format!(
-            "`{name}` must be a time in milliseconds since the Unix epoch, not `{text}`"
+            "`{name}` must be a day (YYYY-MM-DD) or a time in milliseconds since the Unix \
+             epoch, not `{text}`"
         ))
     })
 }
@@ -106,10 +126,10 @@ impl ArchiveQuery {
             result,
             rated,
             since: given(self.since.as_ref())
-                .map(|t| parse_time("since", t))
+                .map(|t| parse_time("since", t, false))
                 .transpose()?,
             until: given(self.until.as_ref())
-                .map(|t| parse_time("until", t))
+                .map(|t| parse_time("until", t, true))
                 .transpose()?,
         };
         Ok((filter, page))
