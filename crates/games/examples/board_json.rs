@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use games::{AnyGame, Game, GameKind, MoveInfo, Player, Square};
+use games::{AnyGame, BoardView, Game, GameKind, MoveInfo, Player};
 use serde_json::{Value, json};
 
 fn main() -> ExitCode {
@@ -63,36 +63,11 @@ fn run(args: Vec<String>) -> Result<String, String> {
         "position": game.position_string(),
         "status": if result.is_some() { "finished" } else { "ongoing" },
         "result": result,
-        "board": board_view(&game),
+        "board": BoardView::of(&game),
         "moves": moves,
         "legal_moves": game.legal_moves_info(),
     });
     serde_json::to_string(&view).map_err(|e| e.to_string())
-}
-
-/// The board view of LIVE_API.md: frame size, square names, cells rank by rank from
-/// rank 1, and the side to move.
-fn board_view(game: &AnyGame) -> Value {
-    let (files, ranks) = (game.files(), game.ranks());
-    let file_names: Vec<String> = (0..files)
-        .map(|f| letters(&game.square_name(Square::new(f, 0))))
-        .collect();
-    let rank_names: Vec<String> = (0..ranks)
-        .map(|r| digits(&game.square_name(Square::new(0, r))))
-        .collect();
-    let cells: Vec<_> = (0..ranks)
-        .flat_map(|rank| (0..files).map(move |file| Square::new(file, rank)))
-        .map(|sq| game.cell(sq))
-        .collect();
-    json!({
-        "kind": game.kind(),
-        "files": files,
-        "ranks": ranks,
-        "file_names": file_names,
-        "rank_names": rank_names,
-        "cells": cells,
-        "to_move": game.to_move(),
-    })
 }
 
 fn move_json(ply: usize, player: Player, info: &MoveInfo) -> Value {
@@ -105,12 +80,4 @@ fn move_json(ply: usize, player: Player, info: &MoveInfo) -> Value {
         "path": info.path,
         "captures": info.captures,
     })
-}
-
-fn letters(name: &str) -> String {
-    name.chars().filter(char::is_ascii_alphabetic).collect()
-}
-
-fn digits(name: &str) -> String {
-    name.chars().filter(char::is_ascii_digit).collect()
 }

@@ -29,6 +29,7 @@
 mod board;
 mod error;
 pub mod record;
+mod view;
 
 use game::GameKind as Kind;
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,7 @@ use serde::{Deserialize, Serialize};
 pub use board::{Board, Cell, Mark, PieceKind, Square};
 pub use error::{MoveError, PositionError, RulesError};
 pub use game::{EndReason, Game, GameKind, Outcome, Player};
+pub use view::BoardView;
 
 use camelot::Camelot;
 use tafl::{Rules, Tafl, Variant};

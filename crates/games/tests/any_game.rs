@@ -450,7 +450,7 @@ fn the_games_inside_share_the_board_geometry() {
 
     let (rules, board) = AnyGame::start(GameKind::Copenhagen).opentafl().unwrap();
     assert!(
-        rules.starts_with("dim:11 atkf:y sw:s efe:y start:"),
+        rules.starts_with("dim:11 name:Copenhagen atkf:y sw:s efe:y start:"),
         "{rules}"
     );
     assert_eq!(board, tafl::START);

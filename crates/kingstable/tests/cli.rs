@@ -1,33 +1,10 @@
 //! The `kingstable` binary driven as a user or script would.
 
-use std::io::Write as _;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-fn kingstable(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kingstable"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// Runs the binary with `input` on its standard input.
-fn kingstable_with_input(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kingstable"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
+mod common;
+use common::{kingstable, kingstable_with_input};
 
 fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()

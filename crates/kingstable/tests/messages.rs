@@ -1,34 +1,9 @@
 //! Messages as a user reads them: each said once, in English, on its own line.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 use protocol::client::UgiClient;
 
-fn kingstable(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kingstable"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// Runs `kingstable` with `input` on its standard input.
-fn kingstable_with_input(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kingstable"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
+mod common;
+use common::{kingstable, kingstable_with_input};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
@@ -51,7 +26,7 @@ fn a_camelot_position_with_too_many_pieces_is_said_once() {
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(
             text(&out.stderr),
-            format!("kingstable: bad position {position:?}: {reason}\n")
+            format!("kingstable: bad --position {position:?}: {reason}\n")
         );
     }
 }

@@ -7,7 +7,6 @@
 //! program fails them.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 const PEER: &str = "hnefatafl-text-protocol";
 
@@ -24,12 +23,8 @@ fn peer_available() -> bool {
     found
 }
 
-fn kingstable(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kingstable"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::kingstable;
 
 fn out_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kingstable-peer-{name}-{}", std::process::id()));

@@ -1,14 +1,10 @@
 //! `kingstable perft` at the edges: depths that cannot be counted, and progress.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-fn kingstable(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kingstable"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::kingstable;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()

@@ -21,6 +21,40 @@ impl Tmux {
             .expect("tmux runs")
     }
 
+    /// `kingstable play --game GAME --vs human` in a detached tmux session of
+    /// `width`x`height`; `None` (the test skipped, outside CI only) without tmux.
+    fn start(test: &str, game: &str, width: u16, height: u16) -> Option<Tmux> {
+        if !tmux_available() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "tmux is missing, but CI must run this test (.ci/run installs tmux)"
+            );
+            eprintln!("SKIPPED {test}: tmux is not installed");
+            return None;
+        }
+        let tmux = Tmux {
+            socket: format!("kingstable-test-{game}-{}", std::process::id()),
+        };
+        let command = format!(
+            "{} play --game {game} --vs human",
+            env!("CARGO_BIN_EXE_kingstable")
+        );
+        let (width, height) = (width.to_string(), height.to_string());
+        let out = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "play",
+            "-x",
+            &width,
+            "-y",
+            &height,
+            &command,
+        ]);
+        assert!(out.status.success(), "tmux new-session failed: {out:?}");
+        Some(tmux)
+    }
+
     fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "play"];
         args.extend_from_slice(keys);
@@ -77,33 +111,9 @@ fn rank_line(screen: &str, rank: u8) -> String {
 
 #[test]
 fn full_screen_game_in_80x24_takes_typed_and_arrow_key_moves() {
-    if !tmux_available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing, but CI must run this test (.ci/run installs tmux)"
-        );
-        eprintln!("SKIPPED full_screen_game_in_80x24…: tmux is not installed");
+    let Some(tmux) = Tmux::start("full_screen_game_in_80x24…", "fetlar", 80, 24) else {
         return;
-    }
-    let tmux = Tmux {
-        socket: format!("kingstable-test-{}", std::process::id()),
     };
-    let command = format!(
-        "{} play --game fetlar --vs human",
-        env!("CARGO_BIN_EXE_kingstable")
-    );
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "play",
-        "-x",
-        "80",
-        "-y",
-        "24",
-        &command,
-    ]);
-    assert!(out.status.success(), "tmux new-session failed: {out:?}");
 
     let start = tmux.wait_for("attackers to move");
     assert!(start.contains(" Kingstable · fetlar"), "{start}");
@@ -181,33 +191,9 @@ fn full_screen_game_in_80x24_takes_typed_and_arrow_key_moves() {
 
 #[test]
 fn a_terminal_too_small_for_the_board_says_the_size_it_needs() {
-    if !tmux_available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing, but CI must run this test (.ci/run installs tmux)"
-        );
-        eprintln!("SKIPPED a_terminal_too_small…: tmux is not installed");
+    let Some(tmux) = Tmux::start("a_terminal_too_small…", "camelot", 60, 18) else {
         return;
-    }
-    let tmux = Tmux {
-        socket: format!("kingstable-test-small-{}", std::process::id()),
     };
-    let command = format!(
-        "{} play --game camelot --vs human",
-        env!("CARGO_BIN_EXE_kingstable")
-    );
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "play",
-        "-x",
-        "60",
-        "-y",
-        "18",
-        &command,
-    ]);
-    assert!(out.status.success(), "tmux new-session failed: {out:?}");
     let small = tmux.wait_for("needs a terminal");
     // The message is wrapped to the width: read it as one line.
     let words = small.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -44,13 +44,18 @@ pub enum ErrorCode {
     InvalidRecord,
     /// The database cannot be reached (from `/health`).
     DatabaseUnavailable,
+    /// The request is understood but not allowed for this player (not their game).
+    Forbidden,
+    /// The request conflicts with the state of things (a game already started, a seat
+    /// taken, a move on an old position).
+    Conflict,
     /// Something went wrong on the server; details are in its log, not in the response.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidJson,
         ErrorCode::UnsupportedMediaType,
@@ -66,6 +71,8 @@ impl ErrorCode {
         ErrorCode::UsernameTaken,
         ErrorCode::InvalidRecord,
         ErrorCode::DatabaseUnavailable,
+        ErrorCode::Forbidden,
+        ErrorCode::Conflict,
         ErrorCode::Internal,
     ];
 
@@ -88,6 +95,8 @@ impl ErrorCode {
             ErrorCode::UsernameTaken => "username_taken",
             ErrorCode::InvalidRecord => "invalid_record",
             ErrorCode::DatabaseUnavailable => "database_unavailable",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::Conflict => "conflict",
             ErrorCode::Internal => "internal",
         }
     }
@@ -104,10 +113,10 @@ impl ErrorCode {
             ErrorCode::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::CrossOrigin => StatusCode::FORBIDDEN,
+            ErrorCode::CrossOrigin | ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::NotSignedIn | ErrorCode::InvalidCredentials => StatusCode::UNAUTHORIZED,
-            ErrorCode::UsernameTaken => StatusCode::CONFLICT,
+            ErrorCode::UsernameTaken | ErrorCode::Conflict => StatusCode::CONFLICT,
             ErrorCode::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -23,6 +23,7 @@ pub mod api;
 pub mod auth;
 pub mod config;
 pub mod error;
+pub mod live;
 pub mod logging;
 pub mod metrics;
 pub mod ratings;
@@ -116,6 +117,10 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServerError> {
         let state = self.state;
+        let resumed = live::resume_all(&state).await?;
+        if resumed > 0 {
+            tracing::info!(games = resumed, "live games resumed");
+        }
         spawn_maintenance(&state);
         let app = api::router(state.clone());
         let token = state.shutdown.clone();

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
+use crate::live::{AiPool, Live};
 use crate::metrics::Metrics;
 use crate::security::Limiters;
 use crate::store::Store;
@@ -35,6 +36,10 @@ pub struct Shared {
     pub tasks: TaskTracker,
     /// Bounds concurrent password hashing (each takes ~19 MiB and a core for a while).
     pub hashing: Semaphore,
+    /// The live games and their owners.
+    pub live: Live,
+    /// The AI's searches, one per core at most.
+    pub ai: AiPool,
 }
 
 impl AppState {
@@ -50,6 +55,8 @@ impl AppState {
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
             hashing: Semaphore::new(workers.max(2)),
+            live: Live::default(),
+            ai: AiPool::new(workers),
         }))
     }
 }

@@ -527,6 +527,21 @@ async fn records_are_imported_for_review(db: Database) {
         (Value::Null, Value::Null)
     );
     assert_eq!(game["moves"].as_array().unwrap().len(), 68);
+    // Its game page (the live layer's view of a stored game) shows it whole.
+    let page = client.get(&format!("/api/games/{id}")).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+    let page = page.json();
+    assert_eq!(page["status"], "finished");
+    assert_eq!(
+        page["result"],
+        json!({"winner": "second", "reason": "resignation"})
+    );
+    assert_eq!(page["moves"].as_array().unwrap().len(), 68);
+    for key in ["ply", "player", "text", "from", "to", "path", "captures"] {
+        assert_eq!(page["moves"][7][key], game["moves"][7][key], "{key}");
+    }
+    let replayed = record::load(GameKind::Copenhagen, &millar, ReplayOptions::default()).unwrap();
+    assert_eq!(page["board"], json!(games::BoardView::of(&replayed.game)));
     // It is in the archive, found by the record's names, and exports again.
     let found = client.get("/api/archive?player=tim%20millar").await.json();
     assert_eq!(ids(&found), [id.as_str()]);

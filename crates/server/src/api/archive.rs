@@ -10,10 +10,12 @@ use axum::response::{IntoResponse, Response};
 use games::record::{self, ReplayOptions, TagKey};
 use games::{AnyGame, Game, GameKind, MoveInfo, Player, Variations};
 use serde::{Deserialize, Serialize};
+use session::{Options, Session, Takebacks, TimeControl, Timestamp};
 
 use super::views::GameSummary;
 use super::{ApiJson, ApiPath, json_with};
 use crate::error::{ApiError, ErrorCode};
+use crate::live;
 use crate::security::{ClientIp, check};
 use crate::state::AppState;
 use crate::store::{
@@ -384,9 +386,9 @@ fn invalid_record(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::InvalidRecord, message)
 }
 
-/// Reads a pasted or uploaded record into a game to store, or says what is wrong with
-/// it (naming the line and the move).
-pub fn read_import(kind: GameKind, text: &str) -> Result<ImportedGame, ApiError> {
+/// Reads a pasted or uploaded record into a game to store (imported at `now`), or says
+/// what is wrong with it (naming the line and the move).
+pub fn read_import(kind: GameKind, text: &str, now: i64) -> Result<ImportedGame, ApiError> {
     if text.len() > MAX_RECORD_BYTES {
         return Err(invalid_record(format!(
             "the record is longer than {MAX_RECORD_BYTES} bytes"
@@ -438,12 +440,23 @@ pub fn read_import(kind: GameKind, text: &str) -> Result<ImportedGame, ApiError>
             .map(|name| name.trim().chars().take(MAX_NAME_CHARS).collect::<String>())
             .filter(|name| !name.is_empty())
     };
+    // The game as the live layer stores a finished one, so that its game page shows it.
+    let session = Session::with_ending(
+        replay.game.clone(),
+        Some(outcome),
+        Options {
+            control: TimeControl::Untimed,
+            takebacks: Takebacks::Never,
+        },
+        Timestamp::from_millis(live::millis(now)),
+    );
     Ok(ImportedGame {
         kind,
         start_position: replay.start.start_position_string(),
         moves: replay.game.move_texts(),
         outcome,
         names: [name(Player::First), name(Player::Second)],
+        session_state: live::session_json(&session),
     })
 }
 
@@ -486,7 +499,8 @@ pub async fn import(
         let ApiJson(body) = ApiJson::<ImportBody>::from_request(request, &()).await?;
         (body.kind, body.record)
     };
-    let game = read_import(kind, &text)?;
-    let stored = state.store.import_game(&game, now_ms()).await?;
+    let now = now_ms();
+    let game = read_import(kind, &text, now)?;
+    let stored = state.store.import_game(&game, now).await?;
     Ok(json_with(StatusCode::CREATED, &Imported { id: stored.id }))
 }

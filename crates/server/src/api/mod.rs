@@ -3,6 +3,7 @@
 
 mod account;
 mod archive;
+mod games;
 mod ops;
 mod players;
 pub mod views;
@@ -12,7 +13,7 @@ use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get, post};
+use axum::routing::{any, delete, get, post};
 use axum::{Json, Router, middleware};
 use serde::de::DeserializeOwned;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -37,6 +38,17 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("POST", "/api/account/signout-everywhere"),
     ("POST", "/api/account/password"),
     ("GET", "/api/players/{name}"),
+    ("POST", "/api/games"),
+    ("GET", "/api/games"),
+    ("GET", "/api/games/{id}"),
+    ("POST", "/api/games/{id}/join"),
+    ("POST", "/api/games/{id}/rematch"),
+    ("POST", "/api/challenges"),
+    ("GET", "/api/challenges"),
+    ("POST", "/api/challenges/{id}/accept"),
+    ("DELETE", "/api/challenges/{id}"),
+    ("GET", "/ws/game/{id}"),
+    ("GET", "/ws/lobby"),
     ("GET", "/api/archive"),
     ("GET", "/api/archive/{id}"),
     ("GET", "/api/games/{id}/record"),
@@ -59,6 +71,18 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/account/password", post(account::change_password))
         .route("/api/players/{name}", get(players::profile))
+        .route("/api/games", post(games::create).get(games::list))
+        .route("/api/games/{id}", get(games::get))
+        .route("/api/games/{id}/join", post(games::join))
+        .route("/api/games/{id}/rematch", post(games::rematch))
+        .route(
+            "/api/challenges",
+            post(games::create_challenge).get(games::challenges),
+        )
+        .route("/api/challenges/{id}/accept", post(games::accept_challenge))
+        .route("/api/challenges/{id}", delete(games::cancel_challenge))
+        .route("/ws/game/{id}", get(games::game_socket))
+        .route("/ws/lobby", get(games::lobby_socket))
         .route("/api/archive", get(archive::list))
         .route("/api/archive/{id}", get(archive::game))
         .route("/api/games/{id}/record", get(archive::download))

@@ -58,6 +58,8 @@ pub struct ImportedGame {
     pub outcome: Outcome,
     /// The players' names as the record gives them (first player's first).
     pub names: [Option<String>; 2],
+    /// The finished session, serialised (JSON), as the live layer stores one.
+    pub session_state: String,
 }
 
 /// A value bound to a query parameter.
@@ -208,7 +210,8 @@ impl Store {
     }
 
     /// Stores a game read from a record as an unrated, finished game with no seats
-    /// (the record's names are kept), untimed, with its moves, all at `now`.
+    /// (the record's names are kept), untimed, with its moves and finished session, all
+    /// at `now`.
     ///
     /// # Errors
     /// On a database failure.
@@ -226,7 +229,7 @@ impl Store {
                 "INSERT INTO games (id, kind, time_control, rated, status, result, reason, \
                  start_position, session_state, ply_count, created_at, updated_at, \
                  finished_at, imported, first_name, second_name) \
-                 VALUES ($1, $2, 'untimed', 0, 'finished', $3, $4, $5, NULL, $6, $7, $7, $7, \
+                 VALUES ($1, $2, 'untimed', 0, 'finished', $3, $4, $5, $10, $6, $7, $7, $7, \
                  1, $8, $9)",
             )
             .bind(&id)
@@ -238,6 +241,7 @@ impl Store {
             .bind(now)
             .bind(game.names[0].as_deref())
             .bind(game.names[1].as_deref())
+            .bind(&game.session_state)
             .execute(&mut *tx)
             .await;
             match inserted {

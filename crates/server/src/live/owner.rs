@@ -1,0 +1,651 @@
+//! The owner task of one live game: the only code that changes it.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use game::Player;
+use games::BoardView;
+use session::{Session, Status, Timestamp};
+use tokio::sync::{broadcast, mpsc};
+
+use super::messages::{
+    ClientMessage, ClocksView, GameView, LiveGame, PlayedView, PlayerInfo, Refusal, ServerMessage,
+    SocketError,
+};
+use super::{Command, Ident, Update, lock, millis, new_session, session_json, start_board};
+use crate::state::AppState;
+use crate::store::{GameRecord, GameStatus, Seat, SeatRecord, StoreError, StoredMove, now_ms};
+
+/// How long a finished game's owner stays (for a rematch, and sockets still open) once
+/// nothing has happened.
+const LINGER: Duration = Duration::from_secs(600);
+
+/// Each side's rating in this game's kind, for users: (rating, provisional).
+pub(crate) type Ratings = [Option<(i64, bool)>; 2];
+
+/// The ratings of the users in `record` (a user with no games yet has 1500,
+/// provisional).
+pub(crate) async fn ratings_of(state: &AppState, record: &GameRecord) -> Ratings {
+    let mut ratings = [None, None];
+    for player in Player::BOTH {
+        let Some(user) = &record.seat(player).user_id else {
+            continue;
+        };
+        let rating = match state.store.ratings_of(user).await {
+            Ok(list) => list
+                .into_iter()
+                .find(|r| r.kind == record.kind)
+                .map_or((1500, true), |r| {
+                    (r.rating.rating.round() as i64, r.provisional)
+                }),
+            Err(error) => {
+                tracing::warn!(%error, "reading ratings");
+                (1500, true)
+            }
+        };
+        ratings[player.index()] = Some(rating);
+    }
+    ratings
+}
+
+fn seat_name(seat: &SeatRecord) -> String {
+    if let Some(name) = &seat.username {
+        name.clone()
+    } else if let Some(name) = &seat.guest_name {
+        name.clone()
+    } else if let Some(level) = seat.ai_level {
+        format!("AI level {level}")
+    } else {
+        String::new()
+    }
+}
+
+/// The players of `record` as clients show them.
+pub(crate) fn players(record: &GameRecord, ratings: &Ratings) -> Vec<PlayerInfo> {
+    Player::BOTH
+        .into_iter()
+        .map(|side| {
+            let seat = record.seat(side);
+            let rating = ratings[side.index()];
+            PlayerInfo {
+                side,
+                name: seat_name(seat),
+                user: seat.user_id.is_some(),
+                ai: seat.ai_level,
+                rating: rating.map(|r| r.0),
+                provisional: rating.map(|r| r.1),
+            }
+        })
+        .collect()
+}
+
+fn status_text(record: &GameRecord, session: Option<&Session>) -> &'static str {
+    match session.map(Session::status) {
+        _ if record.status == GameStatus::Waiting => "waiting",
+        Some(Status::Ongoing) => "ongoing",
+        Some(Status::Finished { .. }) => "finished",
+        Some(Status::Aborted { .. }) => "aborted",
+        None if record.status == GameStatus::Aborted => "aborted",
+        None if record.status == GameStatus::Finished => "finished",
+        None => "ongoing",
+    }
+}
+
+/// The game as the player `you` (or a spectator) sees it.
+pub(crate) fn view_of(
+    record: &GameRecord,
+    session: Option<&Session>,
+    ratings: &Ratings,
+    you: Option<Player>,
+    watchers: usize,
+    now: Timestamp,
+) -> GameView {
+    let (start, start_board) = start_board(record);
+    let board = session.map_or_else(|| BoardView::of(&start), |s| BoardView::of(s.game()));
+    let moves = session.map_or_else(Vec::new, |s| {
+        s.moves()
+            .iter()
+            .enumerate()
+            .map(|(i, m)| PlayedView {
+                ply: i + 1,
+                player: m.player,
+                info: m.info.clone(),
+            })
+            .collect()
+    });
+    GameView {
+        id: record.id.clone(),
+        kind: record.kind,
+        rev: session.map_or(0, Session::revision),
+        status: status_text(record, session),
+        result: session.and_then(Session::outcome).or(record.outcome),
+        players: players(record, ratings),
+        you,
+        time_control: record.time_control.clone(),
+        rated: record.rated,
+        board,
+        start_board,
+        start_position: record.start_position.clone(),
+        moves,
+        legal_moves: session.map_or_else(Vec::new, |s| legal_moves_for(s, you)),
+        clocks: session.and_then(|s| ClocksView::of(s, now)),
+        draw_offer: session.and_then(Session::draw_offer),
+        takeback_request: session.and_then(Session::takeback_request),
+        watchers,
+    }
+}
+
+fn legal_moves_for(session: &Session, you: Option<Player>) -> Vec<games::MoveInfo> {
+    if session.is_ongoing() && you == Some(session.to_move()) {
+        session.legal_moves()
+    } else {
+        Vec::new()
+    }
+}
+
+fn seat_of(record: &SeatRecord) -> Option<Seat> {
+    if let Some(user) = &record.user_id {
+        Some(Seat::User(user.clone()))
+    } else if let Some(guest) = &record.guest_id {
+        Some(Seat::Guest(guest.clone()))
+    } else {
+        record.ai_level.map(Seat::Ai)
+    }
+}
+
+pub(crate) struct Owner {
+    state: AppState,
+    record: GameRecord,
+    session: Option<Session>,
+    ratings: Ratings,
+    commands: mpsc::Sender<Command>,
+    updates: broadcast::Sender<Update>,
+    summary: Arc<Mutex<Option<LiveGame>>>,
+    watchers: usize,
+    /// The revision the AI is thinking on.
+    ai_pending: Option<u64>,
+    rematch: [bool; 2],
+    rematch_id: Option<String>,
+}
+
+impl Owner {
+    pub(crate) fn new(
+        state: AppState,
+        record: GameRecord,
+        session: Option<Session>,
+        ratings: Ratings,
+        commands: mpsc::Sender<Command>,
+        updates: broadcast::Sender<Update>,
+        summary: Arc<Mutex<Option<LiveGame>>>,
+    ) -> Owner {
+        Owner {
+            state,
+            record,
+            session,
+            ratings,
+            commands,
+            updates,
+            summary,
+            watchers: 0,
+            ai_pending: None,
+            rematch: [false; 2],
+            rematch_id: None,
+        }
+    }
+
+    fn is_over(&self) -> bool {
+        !self.record.status.is_live() || self.session.as_ref().is_some_and(|s| !s.is_ongoing())
+    }
+
+    /// When the running clock falls, as a tokio instant.
+    fn flag_deadline(&self) -> Option<tokio::time::Instant> {
+        let session = self.session.as_ref().filter(|s| s.is_ongoing())?;
+        let deadline = session.clocks().deadline()?.as_millis();
+        let now = millis(now_ms());
+        let left = Duration::from_millis(deadline.saturating_sub(now) + 1);
+        Some(tokio::time::Instant::now() + left)
+    }
+
+    /// The owner's loop, boxed as a `Send` future: a rematch starts a new owner from
+    /// inside this one, and the named type ends that cycle.
+    pub(crate) fn run(
+        self,
+        commands: mpsc::Receiver<Command>,
+    ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(self.serve(commands))
+    }
+
+    async fn serve(mut self, mut commands: mpsc::Receiver<Command>) {
+        let id = self.record.id.clone();
+        // A game the rules ended just before a crash, stored as a move but not as an
+        // ending: store the ending now.
+        if let Some(session) = &self.session
+            && !session.is_ongoing()
+            && self.record.status.is_live()
+        {
+            let session = session.clone();
+            if let Err(error) = self.store_ending(&session).await {
+                tracing::error!(game = %id, %error, "storing the ending of a resumed game");
+            }
+        }
+        self.refresh_summary();
+        self.maybe_ai();
+        loop {
+            let deadline = self.flag_deadline();
+            let lingering = self.is_over() && self.watchers == 0;
+            tokio::select! {
+                () = self.state.shutdown.cancelled() => break,
+                command = commands.recv() => match command {
+                    Some(command) => self.handle(command).await,
+                    None => break,
+                },
+                () = sleep_until(deadline), if deadline.is_some() => self.flag().await,
+                () = tokio::time::sleep(LINGER), if lingering => break,
+            }
+        }
+        self.state.live.remove(&id);
+        let count = i64::try_from(self.state.live.count()).unwrap_or(i64::MAX);
+        self.state.metrics.live_games.set(count);
+        self.state.live.announce_live_games();
+    }
+
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::View { ident, reply } => {
+                let you = ident.side_in(&self.record);
+                let _ = reply.send(self.view(you));
+            }
+            Command::CatchUp { ident, rev, reply } => {
+                let you = ident.side_in(&self.record);
+                let _ = reply.send(self.catch_up(you, rev));
+            }
+            Command::Act {
+                ident,
+                message,
+                reply,
+            } => {
+                let answer = match ident.side_in(&self.record) {
+                    None => Err(Refusal::new(
+                        SocketError::NotAPlayer,
+                        "only the game's players can do that",
+                    )),
+                    Some(player) => self.act(player, message).await,
+                };
+                let _ = reply.send(answer);
+            }
+            Command::Join { ident, seat, reply } => {
+                let _ = reply.send(self.join(&ident, seat).await);
+            }
+            Command::Watch(change) => {
+                self.watchers = self.watchers.saturating_add_signed(change);
+                let _ = self.updates.send(Update::Watchers(self.watchers));
+                self.refresh_summary();
+            }
+            Command::AiMove { rev, text } => {
+                self.ai_pending = None;
+                let Some(session) = &self.session else { return };
+                if session.revision() != rev || !session.is_ongoing() {
+                    self.maybe_ai();
+                    return;
+                }
+                let player = session.to_move();
+                let message = ClientMessage::Move {
+                    rev: Some(rev),
+                    text: text.clone(),
+                };
+                if let Err(refusal) = self.act(player, message).await {
+                    tracing::error!(game = %self.record.id, %text, message = %refusal.message, "the AI's move was refused");
+                }
+            }
+        }
+    }
+
+    fn view(&self, you: Option<Player>) -> GameView {
+        view_of(
+            &self.record,
+            self.session.as_ref(),
+            &self.ratings,
+            you,
+            self.watchers,
+            Timestamp::now(),
+        )
+    }
+
+    /// Events since `rev` if the session still has them, else the whole state.
+    fn catch_up(&self, you: Option<Player>, rev: Option<u64>) -> ServerMessage {
+        if let Some(session) = &self.session
+            && let Some(rev) = rev
+            && let Some(events) = session.events_since(rev)
+        {
+            return ServerMessage::Events {
+                from_rev: rev,
+                events: events.to_vec(),
+                board: BoardView::of(session.game()),
+                legal_moves: legal_moves_for(session, you),
+                clocks: ClocksView::of(session, Timestamp::now()),
+            };
+        }
+        ServerMessage::State {
+            game: Box::new(self.view(you)),
+        }
+    }
+
+    async fn act(
+        &mut self,
+        player: Player,
+        message: ClientMessage,
+    ) -> Result<Option<String>, Refusal> {
+        if message == ClientMessage::Rematch {
+            return self.ask_rematch(player).await;
+        }
+        let Some(session) = &self.session else {
+            if message == ClientMessage::Abort {
+                return self.abort_waiting().await.map(|()| None);
+            }
+            return Err(Refusal::new(
+                SocketError::NotAllowed,
+                "the game has not started: a seat is still open",
+            ));
+        };
+        let before = session.revision();
+        let mut next = session.clone();
+        let now = Timestamp::now();
+        let done = match message {
+            ClientMessage::Move { rev, text } => {
+                if rev.is_some_and(|rev| rev != before) {
+                    Err(Refusal::new(
+                        SocketError::Stale,
+                        "the game has changed since that move was chosen",
+                    ))
+                } else {
+                    next.play(player, &text, now)
+                        .map(drop)
+                        .map_err(Refusal::from)
+                }
+            }
+            ClientMessage::Resign => next.resign(player, now).map(drop).map_err(Refusal::from),
+            ClientMessage::DrawOffer => next
+                .offer_draw(player, now)
+                .map(drop)
+                .map_err(Refusal::from),
+            ClientMessage::DrawAccept => next
+                .accept_draw(player, now)
+                .map(drop)
+                .map_err(Refusal::from),
+            ClientMessage::DrawDecline => next.decline_draw(player, now).map_err(Refusal::from),
+            ClientMessage::Takeback => next
+                .request_takeback(player, now)
+                .map(drop)
+                .map_err(Refusal::from),
+            ClientMessage::TakebackAccept => next
+                .accept_takeback(player, now)
+                .map(drop)
+                .map_err(Refusal::from),
+            ClientMessage::TakebackDecline => {
+                next.decline_takeback(player, now).map_err(Refusal::from)
+            }
+            ClientMessage::Abort => next.abort(player, now).map_err(Refusal::from),
+            ClientMessage::Hello { .. } | ClientMessage::Ping | ClientMessage::Rematch => {
+                Err(Refusal::new(SocketError::BadMessage, "not an action"))
+            }
+        };
+        // A refused action may still have ended the game on time (the clock is checked
+        // first): that change is stored and sent like any other.
+        if next.revision() != before
+            && let Err(error) = self.commit(next, before).await
+        {
+            tracing::error!(game = %self.record.id, %error, "storing a change");
+            return Err(Refusal::new(
+                SocketError::Internal,
+                "the server could not store that; nothing changed",
+            ));
+        }
+        done.map(|()| None)
+    }
+
+    /// Stores `next` (the session after a change from revision `before`), then makes it
+    /// the game's session and tells the sockets.
+    async fn commit(&mut self, next: Session, before: u64) -> Result<(), StoreError> {
+        let now = now_ms();
+        let data = session_json(&next);
+        let old = self.session.as_ref().map_or(0, |s| s.moves().len());
+        let new = next.moves().len();
+        let store = &self.state.store;
+        let id = &self.record.id;
+        if new == old + 1 {
+            let clocks = ClocksView::of(&next, Timestamp::from_millis(millis(now)));
+            let last = next
+                .moves()
+                .last()
+                .map(|m| m.info.text.clone())
+                .unwrap_or_default();
+            let stored = StoredMove {
+                ply: u32::try_from(new).unwrap_or(u32::MAX),
+                text: last,
+                first_clock_ms: clocks.map(|c| i64::try_from(c.first_ms).unwrap_or(i64::MAX)),
+                second_clock_ms: clocks.map(|c| i64::try_from(c.second_ms).unwrap_or(i64::MAX)),
+                played_at: now,
+            };
+            store.append_move(id, &stored, &data).await?;
+            self.state.metrics.move_played();
+        } else if new < old {
+            let keep = u32::try_from(new).unwrap_or(u32::MAX);
+            store.take_back(id, keep, &data, now).await?;
+        } else {
+            store.save_session_state(id, &data, now).await?;
+        }
+        if !next.is_ongoing() {
+            self.store_ending(&next).await?;
+        }
+        self.session = Some(next);
+        let _ = self.updates.send(Update::Changed { from: before });
+        self.refresh_summary();
+        self.maybe_ai();
+        Ok(())
+    }
+
+    /// Stores how `session` ended (with the rating changes of a rated game).
+    async fn store_ending(&mut self, session: &Session) -> Result<(), StoreError> {
+        let now = now_ms();
+        let data = session_json(session);
+        let id = self.record.id.clone();
+        match session.status() {
+            Status::Finished { outcome } => {
+                let finished = self
+                    .state
+                    .store
+                    .finish_game(&id, outcome, Some(&data), now)
+                    .await?;
+                self.record.status = GameStatus::Finished;
+                self.record.outcome = Some(outcome);
+                if finished.rating_changes.is_some() {
+                    self.ratings = ratings_of(&self.state, &self.record).await;
+                }
+            }
+            Status::Aborted { .. } => {
+                self.state.store.abort_game(&id, Some(&data), now).await?;
+                self.record.status = GameStatus::Aborted;
+            }
+            Status::Ongoing => {}
+        }
+        Ok(())
+    }
+
+    /// The creator calls off a game whose second seat is still open.
+    async fn abort_waiting(&mut self) -> Result<(), Refusal> {
+        self.state
+            .store
+            .abort_game(&self.record.id, None, now_ms())
+            .await
+            .map_err(|error| {
+                tracing::error!(game = %self.record.id, %error, "aborting a waiting game");
+                Refusal::new(SocketError::Internal, "the server could not store that")
+            })?;
+        self.record.status = GameStatus::Aborted;
+        let _ = self.updates.send(Update::Reload);
+        self.refresh_summary();
+        Ok(())
+    }
+
+    /// The flag fell: the game ends on time.
+    async fn flag(&mut self) {
+        let Some(session) = &self.session else { return };
+        let before = session.revision();
+        let mut next = session.clone();
+        if next.check_flag(Timestamp::now()).is_some()
+            && let Err(error) = self.commit(next, before).await
+        {
+            tracing::error!(game = %self.record.id, %error, "storing a flag fall");
+        }
+    }
+
+    async fn join(&mut self, ident: &Ident, seat: Seat) -> Result<Player, Refusal> {
+        if self.record.status != GameStatus::Waiting {
+            return Err(Refusal::new(
+                SocketError::NotAllowed,
+                "both seats are already taken",
+            ));
+        }
+        if ident.side_in(&self.record).is_some() {
+            return Err(Refusal::new(
+                SocketError::NotAllowed,
+                "you already play in this game",
+            ));
+        }
+        let side = Player::BOTH
+            .into_iter()
+            .find(|&p| self.record.seat(p).is_open())
+            .ok_or_else(|| Refusal::new(SocketError::NotAllowed, "no seat is open"))?;
+        let internal = |error: &dyn std::fmt::Display| {
+            tracing::error!(%error, "taking a seat");
+            Refusal::new(SocketError::Internal, "the server could not store that")
+        };
+        let now = now_ms();
+        let record = self
+            .state
+            .store
+            .take_seat(&self.record.id, side, &seat, now)
+            .await
+            .map_err(|e| internal(&e))?;
+        let session =
+            new_session(&record, Timestamp::from_millis(millis(now))).map_err(|e| internal(&e))?;
+        self.state
+            .store
+            .save_session_state(&record.id, &session_json(&session), now)
+            .await
+            .map_err(|e| internal(&e))?;
+        self.ratings = ratings_of(&self.state, &record).await;
+        self.record = record;
+        self.session = Some(session);
+        let _ = self.updates.send(Update::Reload);
+        self.refresh_summary();
+        self.maybe_ai();
+        Ok(side)
+    }
+
+    async fn ask_rematch(&mut self, player: Player) -> Result<Option<String>, Refusal> {
+        if !self.is_over() {
+            return Err(Refusal::new(
+                SocketError::NotAllowed,
+                "a rematch can be asked for once the game is over",
+            ));
+        }
+        if let Some(id) = &self.rematch_id {
+            return Ok(Some(id.clone()));
+        }
+        self.rematch[player.index()] = true;
+        let opponent = player.other();
+        let opponent_agrees =
+            self.rematch[opponent.index()] || self.record.seat(opponent).ai_level.is_some();
+        if !opponent_agrees {
+            return Ok(None);
+        }
+        let (Some(first), Some(second)) = (
+            seat_of(self.record.seat(Player::Second)),
+            seat_of(self.record.seat(Player::First)),
+        ) else {
+            return Err(Refusal::new(SocketError::NotAllowed, "a seat is empty"));
+        };
+        let control = self
+            .record
+            .time_control
+            .parse()
+            .unwrap_or(session::TimeControl::Untimed);
+        let record = super::create_game(
+            &self.state,
+            self.record.kind,
+            first,
+            second,
+            control,
+            self.record.rated,
+        )
+        .await
+        .map_err(|error| {
+            tracing::error!(%error, "creating a rematch");
+            Refusal::new(
+                SocketError::Internal,
+                "the server could not make the rematch",
+            )
+        })?;
+        self.rematch_id = Some(record.id.clone());
+        let _ = self.updates.send(Update::Rematch(record.id.clone()));
+        Ok(Some(record.id))
+    }
+
+    /// Starts the AI's search when it is the AI's turn.
+    fn maybe_ai(&mut self) {
+        let Some(session) = &self.session else { return };
+        if !session.is_ongoing() {
+            return;
+        }
+        let to_move = session.to_move();
+        let Some(level) = self.record.seat(to_move).ai_level else {
+            return;
+        };
+        let rev = session.revision();
+        if self.ai_pending == Some(rev) {
+            return;
+        }
+        self.ai_pending = Some(rev);
+        let remaining = session.clocks().both(Timestamp::now()).filter(|_| {
+            matches!(
+                session.options().control,
+                session::TimeControl::Fischer { .. }
+            )
+        });
+        self.state.ai.request(
+            &self.state,
+            session.game().clone(),
+            level,
+            remaining.map(|both| (both, session.options().control.increment())),
+            rev,
+            self.commands.clone(),
+        );
+    }
+
+    /// What the live list shows of this game (nothing until both seats are taken or
+    /// once it is over).
+    fn refresh_summary(&self) {
+        let summary = match &self.session {
+            Some(session) if session.is_ongoing() => Some(LiveGame {
+                id: self.record.id.clone(),
+                kind: self.record.kind,
+                players: players(&self.record, &self.ratings),
+                board: BoardView::of(session.game()),
+                time_control: self.record.time_control.clone(),
+                rated: self.record.rated,
+                watchers: self.watchers,
+            }),
+            _ => None,
+        };
+        *lock(&self.summary) = summary;
+        self.state.live.announce_live_games();
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,439 @@
+//! Live games over HTTP and WebSockets against a real server on 127.0.0.1, each case on a
+//! real SQLite file and on a real PostgreSQL (see `common`): whole real games between two
+//! players with a spectator, the AI, refusals, a flag fall, and a restart.
+
+mod common;
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use game::GameKind;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+use common::{Client, Database, TestServer, test_config};
+
+/// Copenhagen game 60 of the aagenielsen.dk archive (crates/tafl/tests/data): the
+/// defenders escape to a corner on the 10th move.
+const COPENHAGEN_60: &str =
+    "k8-g8 h6-h8xg8 j6-j11 g6-j6 k7-k10 f6-i6 k5-i5 i6-i11xj11 k10-i10 i11-k11";
+
+/// A Fetlar game OpenTafl wrote, which the attackers win by capturing the king.
+const FETLAR_RECORD: &str =
+    include_str!("../../tafl/tests/data/opentafl-written-fetlar-king-captured.otg");
+
+/// The first twelve moves of the 2009 World Camelot Championship, game 1.
+const CAMELOT_WCF_2009_1: &str = include_str!("../../camelot/tests/data/wcf_2009_wc_game1.txt");
+
+async fn start(db: &Database) -> TestServer {
+    TestServer::start(test_config(db)).await
+}
+
+type Stream =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A game socket as a browser opens it: same origin, with the client's cookies.
+struct Socket {
+    stream: Stream,
+    /// The last revision seen.
+    rev: u64,
+}
+
+impl Socket {
+    async fn open(server: &TestServer, client: &Client, id: &str) -> Socket {
+        let mut request = format!("ws://{}/ws/game/{id}", server.addr)
+            .into_client_request()
+            .unwrap();
+        request
+            .headers_mut()
+            .insert("origin", server.base.parse().unwrap());
+        if !client.cookies.is_empty() {
+            let cookies: Vec<String> = client
+                .cookies
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect();
+            request
+                .headers_mut()
+                .insert("cookie", cookies.join("; ").parse().unwrap());
+        }
+        let (stream, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        Socket { stream, rev: 0 }
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.stream
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    /// The next JSON message (pongs, watcher counts and others included).
+    async fn next(&mut self) -> Value {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(30), self.stream.next())
+                .await
+                .expect("a message within 30 s")
+                .expect("the socket is open")
+                .expect("a frame");
+            if let Message::Text(text) = message {
+                let value: Value = serde_json::from_str(&text).unwrap();
+                match value["t"].as_str() {
+                    Some("state") => self.rev = value["game"]["rev"].as_u64().unwrap(),
+                    Some("events") => {
+                        if let Some(last) = value["events"].as_array().and_then(|e| e.last()) {
+                            self.rev = last["revision"].as_u64().unwrap();
+                        }
+                    }
+                    _ => {}
+                }
+                return value;
+            }
+        }
+    }
+
+    /// Skips messages until one of type `t`.
+    async fn until(&mut self, t: &str) -> Value {
+        loop {
+            let message = self.next().await;
+            if message["t"] == t {
+                return message;
+            }
+        }
+    }
+
+    /// The game's whole state.
+    async fn state(&mut self) -> Value {
+        self.send(json!({"t": "hello", "rev": 0})).await;
+        self.until("state").await["game"].clone()
+    }
+}
+
+/// Two guests: one makes a friend game of `kind` (taking the first side), the other
+/// joins by the link. Returns the game's id.
+async fn friend_game(a: &mut Client, b: &mut Client, kind: &str, time_control: &str) -> String {
+    let created = a
+        .post(
+            "/api/games",
+            json!({"kind": kind, "opponent": "friend", "side": "first", "time_control": time_control}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    assert_eq!(created.json()["url"], format!("/game/{id}"));
+    let joined = b.post_empty(&format!("/api/games/{id}/join")).await;
+    assert_eq!(joined.status, StatusCode::OK, "{}", joined.text);
+    assert_eq!(joined.json()["side"], "second");
+    id
+}
+
+fn move_texts(kind: GameKind, record: &str) -> Vec<String> {
+    let replay = games::record::load(kind, record, games::record::ReplayOptions::default())
+        .expect("the record replays");
+    replay.game.move_texts()
+}
+
+/// Plays `moves` alternately from the two players' sockets; every socket (the
+/// spectator's too) sees every move as an event, in order.
+async fn play_through(players: &mut [Socket; 2], spectator: &mut Socket, moves: &[String]) {
+    for (i, text) in moves.iter().enumerate() {
+        let mover = i % 2;
+        let rev = players[mover].rev;
+        players[mover]
+            .send(json!({"t": "move", "rev": rev, "move": text}))
+            .await;
+        for socket in players.iter_mut().chain(std::iter::once(&mut *spectator)) {
+            let events = socket.until("events").await;
+            let moved = &events["events"][0];
+            assert_eq!(moved["type"], "moved", "{events}");
+            assert_eq!(
+                moved["move"]["text"].as_str().unwrap().split('x').next(),
+                text.split('x').next(),
+                "{events}"
+            );
+        }
+    }
+}
+
+async fn whole_games_between_two_players_with_a_spectator(db: Database) {
+    let server = start(&db).await;
+    let cases = [
+        (
+            GameKind::Copenhagen,
+            COPENHAGEN_60
+                .split(' ')
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+            Some(("second", "corner_escape")),
+        ),
+        (
+            GameKind::Fetlar,
+            move_texts(GameKind::Fetlar, FETLAR_RECORD),
+            Some(("first", "king_captured")),
+        ),
+        (
+            GameKind::Camelot,
+            move_texts(GameKind::Camelot, CAMELOT_WCF_2009_1),
+            None,
+        ),
+    ];
+    for (kind, moves, ending) in cases {
+        let (mut a, mut b, mut c) = (server.client(), server.client(), server.client());
+        let id = friend_game(&mut a, &mut b, kind.as_str(), "untimed").await;
+        let mut players = [
+            Socket::open(&server, &a, &id).await,
+            Socket::open(&server, &b, &id).await,
+        ];
+        let mut spectator = Socket::open(&server, &c, &id).await;
+        let first = players[0].state().await;
+        assert_eq!(first["status"], "ongoing");
+        assert_eq!(first["you"], "first");
+        assert!(!first["legal_moves"].as_array().unwrap().is_empty());
+        let second = players[1].state().await;
+        assert_eq!(second["you"], "second");
+        assert!(second["legal_moves"].as_array().unwrap().is_empty());
+        let watching = spectator.state().await;
+        assert_eq!(watching["you"], Value::Null);
+        assert_eq!(watching["players"][0]["user"], false);
+
+        play_through(&mut players, &mut spectator, &moves).await;
+        let end = spectator.state().await;
+        assert_eq!(end["moves"].as_array().unwrap().len(), moves.len());
+        match ending {
+            Some((winner, reason)) => {
+                assert_eq!(end["status"], "finished", "{end}");
+                assert_eq!(end["result"]["winner"], winner);
+                assert_eq!(end["result"]["reason"], reason);
+                // Over: a move is refused.
+                players[0]
+                    .send(json!({"t": "move", "move": moves[0]}))
+                    .await;
+                assert_eq!(players[0].until("error").await["code"], "game_over");
+            }
+            None => {
+                // The fragment ends unfinished: the side to move resigns.
+                let mover = moves.len() % 2;
+                players[mover].send(json!({"t": "resign"})).await;
+                let events = spectator.until("events").await;
+                assert_eq!(events["events"][0]["type"], "ended");
+                let end = spectator.state().await;
+                assert_eq!(end["result"]["reason"], "resignation");
+            }
+        }
+        // The HTTP view agrees, and the game is no longer in the live list.
+        let view = c.get(&format!("/api/games/{id}")).await.json();
+        assert_eq!(view["status"], "finished");
+        let live = c.get("/api/games?status=live").await.json();
+        assert!(
+            live.as_array().unwrap().iter().all(|g| g["id"] != id),
+            "{live}"
+        );
+    }
+    server.stop().await;
+}
+both!(
+    whole_games,
+    whole_games_between_two_players_with_a_spectator
+);
+
+async fn refusals_change_nothing(db: Database) {
+    let server = start(&db).await;
+    let (mut a, mut b, c) = (server.client(), server.client(), server.client());
+    let id = friend_game(&mut a, &mut b, "copenhagen", "untimed").await;
+    let mut first = Socket::open(&server, &a, &id).await;
+    let mut second = Socket::open(&server, &b, &id).await;
+    let mut stranger = Socket::open(&server, &c, &id).await;
+    let before = first.state().await;
+    let live = a.get("/api/games?status=live").await.json();
+    assert!(
+        live.as_array().unwrap().iter().any(|g| g["id"] == id),
+        "{live}"
+    );
+    // A spectator's move, a move out of turn, an illegal move, a stale one, nonsense.
+    stranger.send(json!({"t": "move", "move": "d1-d3"})).await;
+    assert_eq!(stranger.until("error").await["code"], "not_a_player");
+    stranger.send(json!({"t": "resign"})).await;
+    assert_eq!(stranger.until("error").await["code"], "not_a_player");
+    second.send(json!({"t": "move", "move": "e5-e3"})).await;
+    assert_eq!(second.until("error").await["code"], "not_your_turn");
+    first.send(json!({"t": "move", "move": "d1-d9"})).await;
+    assert_eq!(first.until("error").await["code"], "illegal_move");
+    first
+        .send(json!({"t": "move", "rev": 99, "move": "d1-d3"}))
+        .await;
+    assert_eq!(first.until("error").await["code"], "stale");
+    for junk in [r#"{"t":"fly"}"#, "[1,2", r#"{"t":"move"}"#, "\u{0}"] {
+        first
+            .stream
+            .send(Message::Text(junk.to_owned().into()))
+            .await
+            .unwrap();
+        assert_eq!(first.until("error").await["code"], "bad_message", "{junk}");
+    }
+    // Takebacks are for games against the AI.
+    first.send(json!({"t": "takeback"})).await;
+    assert_eq!(first.until("error").await["code"], "not_allowed");
+    // Nothing changed.
+    let after = first.state().await;
+    assert_eq!(after["rev"], before["rev"]);
+    assert_eq!(after["moves"], before["moves"]);
+    // A message over the size limit closes that socket; the game goes on.
+    let huge = format!(r#"{{"t":"move","move":"{}"}}"#, "a".repeat(10_000));
+    let _ = first.stream.send(Message::Text(huge.into())).await;
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(Ok(frame)) = first.stream.next().await {
+            if let Message::Close(_) = frame {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "an oversized message closes the socket");
+    let mut first = Socket::open(&server, &a, &id).await;
+    let rev = first.state().await["rev"].as_u64().unwrap();
+    first
+        .send(json!({"t": "move", "rev": rev, "move": "d1-d3"}))
+        .await;
+    assert_eq!(first.until("events").await["events"][0]["type"], "moved");
+    // A third person cannot join a full game; the socket of an unknown game is a 404.
+    let mut d = server.client();
+    let joined = d.post_empty(&format!("/api/games/{id}/join")).await;
+    assert_eq!(joined.status, StatusCode::CONFLICT, "{}", joined.text);
+    assert_eq!(
+        d.get("/api/games/nosuchgame").await.status,
+        StatusCode::NOT_FOUND
+    );
+    server.stop().await;
+}
+both!(refusals, refusals_change_nothing);
+
+async fn a_game_against_the_ai(db: Database) {
+    let server = start(&db).await;
+    let mut a = server.client();
+    // The human takes the second side: the AI (level 1) moves first.
+    let created = a
+        .post(
+            "/api/games",
+            json!({"kind": "fetlar", "opponent": {"ai": 1}, "side": "second", "time_control": "5+3"}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    assert!(
+        created.set_cookie("kingstable_guest").is_some(),
+        "a guest is made"
+    );
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let mut me = Socket::open(&server, &a, &id).await;
+    let mut state = me.state().await;
+    assert_eq!(state["you"], "second");
+    assert_eq!(state["players"][0]["ai"], 1);
+    while state["moves"].as_array().unwrap().is_empty() {
+        me.until("events").await;
+        state = me.state().await;
+    }
+    assert_eq!(state["moves"][0]["player"], "first");
+    let clocks = &state["clocks"];
+    assert!(clocks["second_ms"].as_u64().unwrap() <= 300_000, "{clocks}");
+    assert_eq!(clocks["running"], "second");
+    // The human plays a legal move; the AI answers.
+    let reply = state["legal_moves"][0]["text"].as_str().unwrap().to_owned();
+    me.send(json!({"t": "move", "rev": me.rev, "move": reply}))
+        .await;
+    let mut state = me.state().await;
+    while state["moves"].as_array().unwrap().len() < 3 {
+        me.until("events").await;
+        state = me.state().await;
+    }
+    // A takeback against the AI takes back the human's move and the AI's answer.
+    me.send(json!({"t": "takeback"})).await;
+    let events = me.until("events").await;
+    assert_eq!(events["events"][0]["type"], "taken_back", "{events}");
+    let state = me.state().await;
+    assert_eq!(state["moves"].as_array().unwrap().len(), 1);
+    // Resigning ends it; a rematch against the AI starts at once with the sides swapped.
+    me.send(json!({"t": "resign"})).await;
+    let ended = me.until("events").await;
+    assert_eq!(ended["events"][0]["type"], "ended");
+    let rematch = a.post_empty(&format!("/api/games/{id}/rematch")).await;
+    assert_eq!(rematch.status, StatusCode::OK, "{}", rematch.text);
+    let new_id = rematch.json()["id"].as_str().unwrap().to_owned();
+    let new = a.get(&format!("/api/games/{new_id}")).await.json();
+    assert_eq!(new["you"], "first");
+    assert_eq!(new["players"][1]["ai"], 1);
+    server.stop().await;
+}
+both!(ai_game, a_game_against_the_ai);
+
+async fn a_flag_falls(db: Database) {
+    let server = start(&db).await;
+    let (mut a, mut b) = (server.client(), server.client());
+    // 0.02 minutes: 1.2 seconds each.
+    let id = friend_game(&mut a, &mut b, "camelot", "0.02+0").await;
+    let mut watcher = Socket::open(&server, &b, &id).await;
+    let state = watcher.state().await;
+    assert_eq!(state["clocks"]["running"], "first");
+    let ended = watcher.until("events").await;
+    assert_eq!(ended["events"][0]["type"], "ended", "{ended}");
+    let view = a.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(view["status"], "finished");
+    assert_eq!(view["result"]["reason"], "timeout");
+    // Camelot: White, out of time, loses (Black has all its pieces).
+    assert_eq!(view["result"]["winner"], "second");
+    assert_eq!(view["clocks"]["first_ms"], 0);
+    server.stop().await;
+}
+both!(flag, a_flag_falls);
+
+async fn a_restart_keeps_every_move_and_the_clocks(db: Database) {
+    let server = start(&db).await;
+    let (mut a, mut b) = (server.client(), server.client());
+    let id = friend_game(&mut a, &mut b, "copenhagen", "10+5").await;
+    let mut players = [
+        Socket::open(&server, &a, &id).await,
+        Socket::open(&server, &b, &id).await,
+    ];
+    let mut spectator = Socket::open(&server, &server.client(), &id).await;
+    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
+        socket.state().await;
+    }
+    let moves: Vec<String> = COPENHAGEN_60
+        .split(' ')
+        .take(3)
+        .map(str::to_owned)
+        .collect();
+    play_through(&mut players, &mut spectator, &moves).await;
+    let before = a.get(&format!("/api/games/{id}")).await.json();
+    drop(players);
+    drop(spectator);
+    server.stop().await;
+    let pause = Duration::from_millis(1500);
+    tokio::time::sleep(pause).await;
+
+    let server = start(&db).await;
+    a.base.clone_from(&server.base);
+    a.origin = Some(server.base.clone());
+    let after = a.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(after["moves"], before["moves"]);
+    assert_eq!(after["status"], "ongoing");
+    // The second player's clock ran on while the server was down (the turn began before
+    // the stop): no time was given back.
+    let (was, is) = (
+        before["clocks"]["second_ms"].as_u64().unwrap(),
+        after["clocks"]["second_ms"].as_u64().unwrap(),
+    );
+    assert!(is + 1000 <= was, "{was} -> {is}");
+    assert_eq!(after["clocks"]["first_ms"], before["clocks"]["first_ms"]);
+    // And play goes on.
+    b.base.clone_from(&server.base);
+    b.origin = Some(server.base.clone());
+    let mut second = Socket::open(&server, &b, &id).await;
+    let rev = second.state().await["rev"].as_u64().unwrap();
+    second
+        .send(json!({"t": "move", "rev": rev, "move": "g6-j6"}))
+        .await;
+    assert_eq!(second.until("events").await["events"][0]["type"], "moved");
+    server.stop().await;
+}
+both!(restart, a_restart_keeps_every_move_and_the_clocks);
