@@ -336,3 +336,27 @@ fn line_mode_a_square_alone_lists_its_one_move_instead_of_playing_it() {
         ["d1-d2", "e7-e9", "e11-e10"]
     );
 }
+
+#[test]
+fn line_mode_takes_the_session_clock_syntax_days_per_move_and_untimed() {
+    let run = play(
+        &["--game", "fetlar", "--vs", "human", "--clock", "3d"],
+        "d1-d3\n",
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert!(run.stdout.contains(", clock 3d."), "{}", run.stdout);
+    // Each turn starts with the full three days.
+    assert!(
+        run.stdout
+            .contains("clock: attackers 3d 0:00:00, defenders 3d 0:00:00"),
+        "{}",
+        run.stdout
+    );
+    let run = play(
+        &["--game", "fetlar", "--vs", "human", "--clock", "untimed"],
+        "d1-d3\n",
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert!(!run.stdout.contains("clock"), "{}", run.stdout);
+    assert_eq!(line_after(&run.stdout, "played: "), ["d1-d3"]);
+}

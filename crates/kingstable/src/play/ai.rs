@@ -6,8 +6,10 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use engine::{DefaultWorker, EngineGame, Event, Job, Level, Limits, Score, line_texts};
-use game::Game;
+use engine::{DefaultWorker, Event, Job, Level, Limits, Score, line_texts};
+use games::{AnyGame, AnyMove};
+
+use super::board::PlayGame;
 
 /// Why the AI is searching.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,11 +22,11 @@ pub enum Purpose {
 
 /// One search to run.
 #[derive(Debug)]
-pub struct AiRequest<G: Game> {
+pub struct AiRequest {
     /// Identifies the request in the replies.
     pub id: u64,
     /// The game to search (a copy).
-    pub game: G,
+    pub game: AnyGame,
     /// How long or deep.
     pub limits: Limits,
     /// At what strength.
@@ -35,7 +37,7 @@ pub struct AiRequest<G: Game> {
 
 /// What the worker reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AiEvent<M> {
+pub enum AiEvent {
     /// A search iteration finished.
     Progress {
         /// The request.
@@ -52,7 +54,7 @@ pub enum AiEvent<M> {
         /// The request.
         id: u64,
         /// The move found (`None` only if the game was over).
-        best: Option<M>,
+        best: Option<AnyMove>,
         /// Its score for the side to move.
         score: Score,
         /// The depth completed.
@@ -62,9 +64,9 @@ pub enum AiEvent<M> {
 
 /// The AI worker and its engine (kept between requests, so its transposition table
 /// carries over from move to move).
-pub struct AiWorker<G: EngineGame> {
+pub struct AiWorker<G: PlayGame> {
     worker: DefaultWorker<G>,
-    report: Arc<dyn Fn(AiEvent<G::Move>) + Send + Sync>,
+    report: Arc<dyn Fn(AiEvent) + Send + Sync>,
 }
 
 /// Transposition table size for play: plenty for the levels' node counts, and kind to a
@@ -80,12 +82,9 @@ pub struct AiSetup {
     pub threads: usize,
 }
 
-impl<G: EngineGame> AiWorker<G> {
+impl<G: PlayGame> AiWorker<G> {
     /// Starts the worker; `report` is called from the search thread for every event.
-    pub fn spawn(
-        setup: AiSetup,
-        report: impl Fn(AiEvent<G::Move>) + Send + Sync + 'static,
-    ) -> AiWorker<G> {
+    pub fn spawn(setup: AiSetup, report: impl Fn(AiEvent) + Send + Sync + 'static) -> AiWorker<G> {
         let mut worker = DefaultWorker::<G>::default();
         let engine = worker.engine_mut();
         engine.set_hash_mb(HASH_MB);
@@ -99,12 +98,23 @@ impl<G: EngineGame> AiWorker<G> {
 
     /// Starts a search, once the previous one (stopped or cancelled by the session) has
     /// ended.
-    pub fn submit(&mut self, request: AiRequest<G>) {
+    pub fn submit(&mut self, request: AiRequest) {
         self.worker.engine_mut().set_level(request.level);
         let report = Arc::clone(&self.report);
         let id = request.id;
+        let Some(game) = G::from_any(request.game) else {
+            // A game of another kind than this worker's: no search, and no move (the
+            // session then plays the first legal one).
+            (self.report)(AiEvent::Done {
+                id,
+                best: None,
+                score: Score::DRAW,
+                depth: 0,
+            });
+            return;
+        };
         let job = Job {
-            game: request.game,
+            game,
             limits: request.limits,
             stop: request.stop,
         };
@@ -118,7 +128,7 @@ impl<G: EngineGame> AiWorker<G> {
                 },
                 Event::Done(answer) => AiEvent::Done {
                     id,
-                    best: answer.best_move,
+                    best: answer.best_move.map(G::any_move),
                     score: answer.score,
                     depth: answer.depth,
                 },
@@ -147,17 +157,20 @@ mod tests {
     use std::time::Duration;
     use tafl::{Rules, Tafl};
 
-    #[test]
-    fn the_worker_answers_with_a_legal_move_and_can_be_stopped() {
+    /// A worker searching games like `G` on `threads` threads, and its events.
+    fn spawn<G: PlayGame>(threads: usize) -> (AiWorker<G>, mpsc::Receiver<AiEvent>) {
         let (tx, rx) = mpsc::channel();
-        let setup = AiSetup {
-            seed: 1,
-            threads: 2,
-        };
-        let mut worker = AiWorker::<Tafl>::spawn(setup, move |event| {
+        let setup = AiSetup { seed: 1, threads };
+        let worker = AiWorker::<G>::spawn(setup, move |event| {
             let _ = tx.send(event);
         });
-        let game = Tafl::new(Rules::COPENHAGEN);
+        (worker, rx)
+    }
+
+    #[test]
+    fn the_worker_answers_with_a_legal_move_and_can_be_stopped() {
+        let (mut worker, rx) = spawn::<Tafl>(2);
+        let game = AnyGame::from(Tafl::new(Rules::COPENHAGEN));
         let stop = Arc::new(AtomicBool::new(false));
         worker.submit(AiRequest {
             id: 7,
@@ -185,15 +198,8 @@ mod tests {
 
     #[test]
     fn a_request_cancelled_at_once_still_answers_and_the_next_one_follows() {
-        let (tx, rx) = mpsc::channel();
-        let setup = AiSetup {
-            seed: 1,
-            threads: 1,
-        };
-        let mut worker = AiWorker::<camelot::Camelot>::spawn(setup, move |event| {
-            let _ = tx.send(event);
-        });
-        let game = camelot::Camelot::start();
+        let (mut worker, rx) = spawn::<camelot::Camelot>(1);
+        let game = AnyGame::start(game::GameKind::Camelot);
         let request = |id, limits| AiRequest {
             id,
             game: game.clone(),
@@ -217,5 +223,29 @@ mod tests {
         for (_, best) in answers {
             assert!(game.is_legal(best.unwrap()));
         }
+    }
+
+    #[test]
+    fn a_game_of_another_kind_gets_an_answer_without_a_move() {
+        let (mut worker, rx) = spawn::<Tafl>(1);
+        worker.submit(AiRequest {
+            id: 3,
+            game: AnyGame::start(game::GameKind::Camelot),
+            limits: Limits::depth(1),
+            level: Level::Beginner,
+            stop: Arc::new(AtomicBool::new(false)),
+        });
+        let answer = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert!(
+            matches!(
+                answer,
+                AiEvent::Done {
+                    id: 3,
+                    best: None,
+                    ..
+                }
+            ),
+            "{answer:?}"
+        );
     }
 }

@@ -13,10 +13,11 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Result;
 use game::Outcome;
+use session::Timestamp;
 
 use super::ai::{AiEvent, AiSetup, AiWorker};
 use super::board::PlayGame;
@@ -24,10 +25,10 @@ use super::input::{self, COMMANDS, Input};
 use super::session::{AiUpdate, Session, Submitted, describe_outcome, result_text};
 use super::text::{board_text, status_text};
 
-enum Event<M> {
+enum Event {
     Line(String),
     Eof,
-    Ai(AiEvent<M>),
+    Ai(AiEvent),
 }
 
 /// Whether to keep going after a line.
@@ -38,7 +39,7 @@ enum Flow {
 }
 
 struct LineMode<G: PlayGame, W: Write> {
-    session: Session<G>,
+    session: Session,
     worker: AiWorker<G>,
     out: W,
     flipped: bool,
@@ -47,10 +48,10 @@ struct LineMode<G: PlayGame, W: Write> {
 }
 
 /// Plays `session` in line mode until `quit` or the end of input.
-pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, intro: &str) -> Result<()> {
-    let (tx, rx) = mpsc::channel::<Event<G::Move>>();
+pub fn run<G: PlayGame>(session: Session, ai: AiSetup, intro: &str) -> Result<()> {
+    let (tx, rx) = mpsc::channel::<Event>();
     let ai_tx = tx.clone();
-    let worker = AiWorker::spawn(ai, move |event| {
+    let worker = AiWorker::<G>::spawn(ai, move |event| {
         let _ = ai_tx.send(Event::Ai(event));
     });
     // The reader thread blocks on stdin; it is left behind at exit.
@@ -88,19 +89,19 @@ pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, intro: &str) -> Result
 }
 
 impl<G: PlayGame, W: Write> LineMode<G, W> {
-    fn main_loop(&mut self, rx: &mpsc::Receiver<Event<G::Move>>, intro: &str) -> Result<()> {
+    fn main_loop(&mut self, rx: &mpsc::Receiver<Event>, intro: &str) -> Result<()> {
         writeln!(self.out, "{intro}")?;
         self.show_board()?;
         self.announce()?;
         let mut queue: VecDeque<String> = VecDeque::new();
         let mut eof = false;
         loop {
-            let now = Instant::now();
+            let now = Timestamp::now();
             if self.session.tick(now).is_some() {
                 self.announce()?;
             }
             loop {
-                if let Some(request) = self.session.next_ai_request(Instant::now()) {
+                if let Some(request) = self.session.next_ai_request(Timestamp::now()) {
                     self.worker.submit(request);
                 }
                 if self.session.thinking().is_some() {
@@ -129,7 +130,7 @@ impl<G: PlayGame, W: Write> LineMode<G, W> {
                 }
                 Ok(Event::Eof) => eof = true,
                 Ok(Event::Ai(event)) => {
-                    match self.session.on_ai_event(event, Instant::now()) {
+                    match self.session.on_ai_event(event, Timestamp::now()) {
                         AiUpdate::Played(text) => {
                             writeln!(self.out, "ai: {text}")?;
                             self.show_board()?;
@@ -147,7 +148,7 @@ impl<G: PlayGame, W: Write> LineMode<G, W> {
     }
 
     fn handle_line(&mut self, line: &str) -> Result<Flow> {
-        let now = Instant::now();
+        let now = Timestamp::now();
         let input = match input::parse(line) {
             Ok(input) => input,
             Err(why) => {
@@ -188,7 +189,7 @@ impl<G: PlayGame, W: Write> LineMode<G, W> {
                 self.flipped = !self.flipped;
                 self.show_board()?;
             }
-            Input::Save(path) => match self.session.save(path.as_deref()) {
+            Input::Save(path) => match self.session.save(path.as_deref(), now) {
                 Ok(path) => writeln!(self.out, "saved: {}", path.display())?,
                 Err(why) => writeln!(self.out, "error: {why:#}")?,
             },
@@ -225,7 +226,7 @@ impl<G: PlayGame, W: Write> LineMode<G, W> {
 
     fn show_board(&mut self) -> Result<()> {
         let board = board_text(self.session.game(), self.flipped);
-        let status = status_text(&self.session, Instant::now());
+        let status = status_text(&self.session, Timestamp::now());
         write!(self.out, "{board}{status}")?;
         self.out.flush()?;
         Ok(())
@@ -253,7 +254,7 @@ impl<G: PlayGame, W: Write> LineMode<G, W> {
                 writeln!(
                     self.out,
                     "{}",
-                    describe_outcome(kind, outcome, self.session.game().to_move())
+                    describe_outcome(kind, outcome, self.session.to_move())
                 )?;
             }
         }

@@ -1,13 +1,13 @@
 //! `kingstable play`: a game against the AI or another person, full-screen in a terminal,
 //! or as plain lines when stdout is not a terminal.
 //!
-//! The game itself ([`session::Session`]: moves, history, clocks, AI requests) knows
-//! nothing of the screen; [`tui`] draws it with ratatui and [`line`] prints it as text.
-//! The AI searches on a worker thread ([`ai`]).
+//! The game itself ([`session::Session`]: a table of the `session` crate with the AI
+//! requests, hints and choices around it) knows nothing of the screen; [`tui`] draws it
+//! with ratatui and [`line`] prints it as text. The AI searches on a worker thread
+//! ([`ai`]).
 
 pub mod ai;
 pub mod board;
-pub mod clock;
 pub mod input;
 pub mod line;
 pub mod session;
@@ -16,16 +16,16 @@ pub mod tui;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use ::session::{TimeControl, Timestamp};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use engine::Level;
-use game::{GameKind, Player};
+use game::{Game, GameKind, Player};
 use games::{AnyGame, with_game};
 
 use self::board::PlayGame;
-use self::clock::TimeControl;
 use self::session::{Controller, Session, SessionOptions};
 
 /// Who the opponent is.
@@ -54,8 +54,9 @@ pub struct PlayArgs {
     #[arg(long, value_enum, default_value_t = Opponent::Ai)]
     vs: Opponent,
     /// Clocks: MINUTES+SECONDS, e.g. 5+3 (five minutes each, three seconds added per
-    /// move). A player whose time runs out loses.
-    #[arg(long, value_parser = parse_clock)]
+    /// move), DAYSd for days per move (3d), or untimed. A player whose time runs out
+    /// loses.
+    #[arg(long, value_parser = crate::clock::parse_clock)]
     clock: Option<TimeControl>,
     /// Longest the AI thinks per move (and per hint): 500ms, 2s, 1m. Default: 3s, or
     /// what the clock allows.
@@ -81,17 +82,8 @@ fn parse_kind(text: &str) -> Result<GameKind, String> {
         .map_err(|e: game::ParseGameKindError| e.to_string())
 }
 
-fn parse_clock(text: &str) -> Result<TimeControl, String> {
-    text.parse()
-        .map_err(|e: clock::ParseTimeControlError| e.to_string())
-}
-
 /// Runs `kingstable play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
-    with_game!(AnyGame::start(args.game), game => play(args, game))
-}
-
-fn play<G: PlayGame>(args: &PlayArgs, game: G) -> Result<()> {
     let human: Player = match &args.side {
         Some(side) => args.game.parse_side(side)?,
         None => Player::First,
@@ -108,11 +100,11 @@ fn play<G: PlayGame>(args: &PlayArgs, game: G) -> Result<()> {
         players,
         level,
         think: args.think,
-        clock: args.clock,
+        clock: args.clock.unwrap_or_default(),
     };
-    let mut session = Session::new(game, options, Instant::now());
+    let mut session = Session::new(AnyGame::start(args.game), options, Timestamp::now());
     if let Some(path) = &args.load {
-        session.load(path, Instant::now())?;
+        session.load(path, Timestamp::now())?;
     }
     let ai = ai::AiSetup {
         seed: SystemTime::now()
@@ -121,14 +113,28 @@ fn play<G: PlayGame>(args: &PlayArgs, game: G) -> Result<()> {
         threads: args.threads,
     };
     let intro = intro(&session, human, args.vs);
-    if args.plain || !std::io::stdout().is_terminal() {
-        line::run(session, ai, &intro)
+    let plain = args.plain || !std::io::stdout().is_terminal();
+    // The AI searches the game inside (a `Tafl` or a `Camelot`) at full speed.
+    with_game!(AnyGame::start(args.game), game => front_end(&game, plain, session, ai, &intro, human))
+}
+
+/// Runs the line mode or the full-screen game, with the AI searching games like `_game`.
+fn front_end<G: PlayGame>(
+    _game: &G,
+    plain: bool,
+    session: Session,
+    ai: ai::AiSetup,
+    intro: &str,
+    human: Player,
+) -> Result<()> {
+    if plain {
+        line::run::<G>(session, ai, intro)
     } else {
-        tui::run(session, ai, human)
+        tui::run::<G>(session, ai, human)
     }
 }
 
-fn intro<G: PlayGame>(session: &Session<G>, human: Player, vs: Opponent) -> String {
+fn intro(session: &Session, human: Player, vs: Opponent) -> String {
     let kind = session.kind();
     let who = match vs {
         Opponent::Ai => format!(
@@ -139,13 +145,12 @@ fn intro<G: PlayGame>(session: &Session<G>, human: Player, vs: Opponent) -> Stri
         ),
         Opponent::Human => "two players at one keyboard".to_owned(),
     };
-    let clock = session
-        .options()
-        .clock
-        .map(|c| format!(", clock {c}"))
-        .unwrap_or_default();
+    let clock = match session.options().clock {
+        TimeControl::Untimed => String::new(),
+        control => format!(", clock {control}"),
+    };
     let example = if kind.is_tafl() { "d1-d3" } else { "D6-F8" };
-    let moves = match (kind.is_tafl(), session.game().to_move()) {
+    let moves = match (kind.is_tafl(), session.to_move()) {
         (true, Player::First) => "The attackers move",
         (true, Player::Second) => "The defenders move",
         (false, Player::First) => "White moves",

@@ -1,7 +1,9 @@
-//! [`Session`]: one game being played, apart from how it is shown. It holds the game,
-//! the moves played with what they did, who plays each side, the clocks, the AI requests
-//! in flight and a pending choice between moves. The full-screen game and the line mode
-//! both drive it; it never blocks and never touches the terminal.
+//! The terminal game's view of one game: a [`session::Session`] (the game, the moves with
+//! what they captured, the clocks, takebacks, resignation and the result) with what only
+//! the terminal needs around it: who plays each side, the AI requests in flight and its
+//! hints, a pending choice between moves that typed input or a square pair leaves open,
+//! the record files, and the sentences. The full-screen game and the line mode both
+//! drive it; it never blocks and never touches the terminal.
 //!
 //! Time is passed in (`now`) so tests control it. The AI is not called from here: the
 //! session hands out [`AiRequest`]s and takes the worker's [`AiEvent`]s back, ignoring
@@ -10,18 +12,17 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use engine::{Level, Limits};
-use game::{EndReason, GameKind, Outcome, Player};
+use game::{EndReason, Game, GameKind, Outcome, Player};
+use games::record::{self, ReplayOptions, TagKey};
+use games::{AnyGame, AnyMove};
+use session::{Clocks, Options, PlayedMove, Takeback, Takebacks, TimeControl, Timestamp};
 
 use super::ai::{AiEvent, AiRequest, Purpose};
-use games::MoveInfo;
-use games::record::{self, TagKey};
-
-use super::board::{PlayGame, Sq, load_record};
-use super::clock::{Clocks, TimeControl};
+use super::board::Sq;
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,41 +41,22 @@ pub struct SessionOptions {
     /// The AI's strength.
     pub level: Level,
     /// How long the AI may think per move (and per hint); without it, the clock decides,
-    /// or [`DEFAULT_THINK`] without a clock.
+    /// or [`DEFAULT_THINK`] without a Fischer clock.
     pub think: Option<Duration>,
-    /// Clocks, if the game is timed.
-    pub clock: Option<TimeControl>,
+    /// The clocks ([`TimeControl::Untimed`]: none).
+    pub clock: TimeControl,
 }
 
 /// The AI's time per move in an untimed game unless told otherwise.
 pub const DEFAULT_THINK: Duration = Duration::from_secs(3);
 
-/// One move played, with what it did.
-#[derive(Clone, Debug)]
-pub struct Ply {
-    /// In notation, with captures.
-    pub text: String,
-    /// Who played it.
-    pub mover: Player,
-    /// Whether the AI chose it.
-    pub by_ai: bool,
-    /// Where the piece started.
-    pub from: Sq,
-    /// Where it ended.
-    pub to: Sq,
-    /// The pieces it captured.
-    pub captured: Vec<Sq>,
-    /// Both clocks before it, to restore on undo (`None` for moves loaded from a record).
-    clocks_before: Option<[Duration; 2]>,
-}
-
 /// Several legal moves match what was entered; the player picks one by number.
 #[derive(Clone, Debug)]
-pub struct Choice<M> {
+pub struct Choice {
     /// What is being chosen (`H9 to F5 can be played 2 ways`).
     pub prompt: String,
     /// The moves, each with its notation and the squares it captures.
-    pub options: Vec<(M, String)>,
+    pub options: Vec<(AnyMove, String)>,
 }
 
 /// A search the session is waiting for.
@@ -85,7 +67,7 @@ pub struct Thinking {
     pub purpose: Purpose,
     stop: Arc<AtomicBool>,
     /// When it started.
-    pub since: Instant,
+    pub since: Timestamp,
     /// The latest progress: depth, score and line.
     pub progress: Option<String>,
 }
@@ -112,57 +94,46 @@ pub enum AiUpdate {
     Ignored,
 }
 
-/// A game being played.
-pub struct Session<G: PlayGame> {
-    game: G,
-    kind: GameKind,
+/// A game being played at the terminal.
+pub struct Session {
+    /// The game as a table sees it.
+    table: session::Session,
     options: SessionOptions,
-    history: Vec<Ply>,
-    /// An end the rules know nothing of (time, resignation).
-    ended: Option<Outcome>,
-    clocks: Option<Clocks>,
-    choice: Option<Choice<G::Move>>,
+    choice: Option<Choice>,
     thinking: Option<Thinking>,
     next_id: u64,
-    hint: Option<(G::Move, String)>,
-    /// Counts changes to the game, so a front end can tell whether it was saved since.
-    revision: u64,
+    hint: Option<(AnyMove, String)>,
+    /// The revisions of the tables that loading a record replaced, so that
+    /// [`Session::revision`] never goes back.
+    earlier_revisions: u64,
 }
 
-impl<G: PlayGame> Session<G> {
-    /// A session from `game` (usually the start), clocks started for the side to move.
+impl Session {
+    /// A session from `game` (usually the start), the clock of the side to move started.
     #[must_use]
-    pub fn new(game: G, options: SessionOptions, now: Instant) -> Session<G> {
-        let clocks = options.clock.map(|control| {
-            let mut clocks = Clocks::new(control);
-            clocks.start(game.to_move(), now);
-            clocks
-        });
+    pub fn new(game: AnyGame, options: SessionOptions, now: Timestamp) -> Session {
+        let table = session::Session::new(game, table_options(&options), now);
         Session {
-            kind: game.kind(),
-            game,
+            table,
             options,
-            history: Vec::new(),
-            ended: None,
-            clocks,
             choice: None,
             thinking: None,
             next_id: 1,
             hint: None,
-            revision: 0,
+            earlier_revisions: 0,
         }
     }
 
     /// The game as it stands.
     #[must_use]
-    pub fn game(&self) -> &G {
-        &self.game
+    pub fn game(&self) -> &AnyGame {
+        self.table.game()
     }
 
     /// Which game.
     #[must_use]
     pub fn kind(&self) -> GameKind {
-        self.kind
+        self.table.kind()
     }
 
     /// The options the session was set up with.
@@ -177,40 +148,53 @@ impl<G: PlayGame> Session<G> {
         self.options.players[player.index()]
     }
 
+    /// The player to move (in a game that is over: who would be).
+    #[must_use]
+    pub fn to_move(&self) -> Player {
+        self.table.to_move()
+    }
+
     /// Whether the player to move is a person (and the game goes on).
     #[must_use]
     pub fn human_to_move(&self) -> bool {
-        self.outcome().is_none() && self.controller(self.game.to_move()) == Controller::Human
+        self.table.is_ongoing() && self.controller(self.table.to_move()) == Controller::Human
     }
 
-    /// How the game ended, by the rules or by time or resignation.
+    /// How the game ended, by the rules or on time or by resignation.
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
-        self.ended.or_else(|| self.game.outcome())
+        self.table.outcome()
     }
 
-    /// The moves played.
+    /// The moves played, with who played them and what they captured.
     #[must_use]
-    pub fn history(&self) -> &[Ply] {
-        &self.history
+    pub fn moves(&self) -> &[PlayedMove] {
+        self.table.moves()
+    }
+
+    /// Whether the AI played `ply` (moves loaded from a record count as the players').
+    #[must_use]
+    pub fn by_ai(&self, ply: &PlayedMove) -> bool {
+        ply.at.is_some() && self.controller(ply.player) == Controller::Ai
     }
 
     /// A number that changes whenever the game does (moves, undo, load, an ending), to
     /// tell whether it has changed since it was saved.
     #[must_use]
     pub fn revision(&self) -> u64 {
-        self.revision
+        self.earlier_revisions + self.table.revision()
     }
 
     /// The clocks, if the game is timed.
     #[must_use]
     pub fn clocks(&self) -> Option<&Clocks> {
-        self.clocks.as_ref()
+        let clocks = self.table.clocks();
+        clocks.control().is_timed().then_some(clocks)
     }
 
     /// The moves offered to choose from, if a choice is pending.
     #[must_use]
-    pub fn choice(&self) -> Option<&Choice<G::Move>> {
+    pub fn choice(&self) -> Option<&Choice> {
         self.choice.as_ref()
     }
 
@@ -222,7 +206,7 @@ impl<G: PlayGame> Session<G> {
 
     /// The AI's latest suggestion for the position as it stands.
     #[must_use]
-    pub fn hint(&self) -> Option<&(G::Move, String)> {
+    pub fn hint(&self) -> Option<&(AnyMove, String)> {
         self.hint.as_ref()
     }
 
@@ -235,34 +219,22 @@ impl<G: PlayGame> Session<G> {
             (Controller::Human, [Controller::Human, Controller::Human]) => "human",
             (Controller::Human, _) => "you",
         };
-        format!("{} ({who})", self.kind.side_name(player))
+        format!("{} ({who})", self.kind().side_name(player))
     }
 
     /// How many of each player's pieces have been captured, indexed by
     /// [`Player::index`].
     #[must_use]
     pub fn pieces_lost(&self) -> [usize; 2] {
-        let mut lost = [0; 2];
-        for ply in &self.history {
-            lost[ply.mover.other().index()] += ply.captured.len();
-        }
-        lost
+        self.table.pieces_lost()
     }
 
     // ---- Time ----
 
     /// Checks the clocks: if the running one has run out, the game ends on time (and any
     /// search stops). Returns the outcome when this call ended the game.
-    pub fn tick(&mut self, now: Instant) -> Option<Outcome> {
-        if self.outcome().is_some() {
-            return None;
-        }
-        let clocks = self.clocks.as_mut()?;
-        let loser = clocks.flagged(now)?;
-        clocks.stop(now);
-        let outcome = Outcome::loss(loser, EndReason::Timeout);
-        self.ended = Some(outcome);
-        self.revision += 1;
+    pub fn tick(&mut self, now: Timestamp) -> Option<Outcome> {
+        let outcome = self.table.check_flag(now)?;
         self.cancel_thinking();
         self.choice = None;
         Some(outcome)
@@ -273,14 +245,14 @@ impl<G: PlayGame> Session<G> {
     /// Plays what a person typed: a full move, or a part that names exactly one legal
     /// move (a from-square and a to-square, a prefix of the move's notation). When
     /// several moves match, offers them as a [`Choice`].
-    pub fn submit(&mut self, text: &str, now: Instant) -> Result<Submitted, String> {
+    pub fn submit(&mut self, text: &str, now: Timestamp) -> Result<Submitted, String> {
         self.check_human_turn(now)?;
         let text = text.trim();
         if text.is_empty() {
             return Err("type a move, like d1-d3".to_owned());
         }
-        let error = match self.game.parse_move(text) {
-            Ok(mv) => return Ok(Submitted::Played(self.play_human(mv, now))),
+        let error = match self.game().parse_move(text) {
+            Ok(mv) => return self.play_human(mv, now).map(Submitted::Played),
             Err(error) => error.to_string(),
         };
         let (matches, prompt) = self.matching_moves(text);
@@ -289,14 +261,14 @@ impl<G: PlayGame> Session<G> {
                 let squares = self.squares_in(text);
                 Err(match squares.as_deref() {
                     Some([from]) => {
-                        format!("no legal move starts on {}", self.game.square_name(*from))
+                        format!("no legal move starts on {}", self.game().square_name(*from))
                     }
                     _ => error,
                 })
             }
             // A square alone lists its moves, even a single one (as the help says).
             [mv] if !matches!(self.squares_in(text).as_deref(), Some([_])) => {
-                Ok(Submitted::Played(self.play_human(*mv, now)))
+                self.play_human(*mv, now).map(Submitted::Played)
             }
             _ => {
                 self.offer(matches, prompt);
@@ -307,25 +279,32 @@ impl<G: PlayGame> Session<G> {
 
     /// Plays the move from `from` to `to` chosen on the board, or offers a choice if
     /// several capture sets lead there.
-    pub fn submit_squares(&mut self, from: Sq, to: Sq, now: Instant) -> Result<Submitted, String> {
+    pub fn submit_squares(
+        &mut self,
+        from: Sq,
+        to: Sq,
+        now: Timestamp,
+    ) -> Result<Submitted, String> {
         self.check_human_turn(now)?;
-        let matches: Vec<G::Move> = self
-            .legal_moves()
+        let matches: Vec<AnyMove> = self
+            .table
+            .legal_any_moves()
             .into_iter()
             .filter(|&mv| self.move_ends(mv) == (from, to))
             .collect();
+        let game = self.game();
         match matches.as_slice() {
             [] => Err(format!(
                 "{} cannot go to {}",
-                self.game.square_name(from),
-                self.game.square_name(to)
+                game.square_name(from),
+                game.square_name(to)
             )),
-            [mv] => Ok(Submitted::Played(self.play_human(*mv, now))),
+            [mv] => self.play_human(*mv, now).map(Submitted::Played),
             _ => {
                 let prompt = format!(
                     "{} to {} can be played {} ways",
-                    self.game.square_name(from),
-                    self.game.square_name(to),
+                    game.square_name(from),
+                    game.square_name(to),
                     matches.len()
                 );
                 self.offer(matches, prompt);
@@ -335,7 +314,7 @@ impl<G: PlayGame> Session<G> {
     }
 
     /// Plays the `n`-th (1-based) move of the pending choice.
-    pub fn pick(&mut self, n: usize, now: Instant) -> Result<String, String> {
+    pub fn pick(&mut self, n: usize, now: Timestamp) -> Result<String, String> {
         let Some(choice) = &self.choice else {
             return Err(format!("{n}: there is no choice to make"));
         };
@@ -346,7 +325,7 @@ impl<G: PlayGame> Session<G> {
             ));
         };
         self.check_human_turn(now)?;
-        Ok(self.play_human(mv, now))
+        self.play_human(mv, now)
     }
 
     /// Drops the pending choice.
@@ -361,7 +340,8 @@ impl<G: PlayGame> Session<G> {
             return Vec::new();
         }
         let mut out: Vec<Sq> = self
-            .legal_moves()
+            .table
+            .legal_any_moves()
             .into_iter()
             .map(|mv| self.move_ends(mv))
             .filter(|&(f, _)| f == from)
@@ -379,24 +359,26 @@ impl<G: PlayGame> Session<G> {
         if !self.human_to_move() {
             return Vec::new();
         }
-        if let Ok(mv) = self.game.parse_move(text) {
-            return vec![self.game.format_move(mv)];
+        if let Ok(mv) = self.game().parse_move(text) {
+            return vec![self.game().format_move(mv)];
         }
         let (matches, _) = self.matching_moves(text);
         matches
             .into_iter()
-            .map(|mv| self.game.format_move(mv))
+            .map(|mv| self.game().format_move(mv))
             .collect()
     }
 
     /// The legal moves whose notation begins with `text` or whose squares `text` names
     /// (the first square as the start, the last as the end), with a prompt for choosing
     /// among them.
-    fn matching_moves(&self, text: &str) -> (Vec<G::Move>, String) {
+    fn matching_moves(&self, text: &str) -> (Vec<AnyMove>, String) {
+        let game = self.game();
         let lower = text.to_ascii_lowercase();
         let squares = self.squares_in(text);
-        let matches: Vec<G::Move> = self
-            .legal_moves()
+        let matches: Vec<AnyMove> = self
+            .table
+            .legal_any_moves()
             .into_iter()
             .filter(|&mv| {
                 let (from, to) = self.move_ends(mv);
@@ -405,8 +387,7 @@ impl<G: PlayGame> Session<G> {
                 match squares.as_deref() {
                     Some([only]) => from == *only,
                     Some([first, .., last]) => from == *first && to == *last,
-                    _ => self
-                        .game
+                    _ => game
                         .format_move(mv)
                         .to_ascii_lowercase()
                         .starts_with(&lower),
@@ -414,11 +395,11 @@ impl<G: PlayGame> Session<G> {
             })
             .collect();
         let prompt = match squares.as_deref() {
-            Some([from]) => format!("moves of the piece on {}", self.game.square_name(*from)),
+            Some([from]) => format!("moves of the piece on {}", game.square_name(*from)),
             Some([from, .., to]) => format!(
                 "{} to {} can be played {} ways",
-                self.game.square_name(*from),
-                self.game.square_name(*to),
+                game.square_name(*from),
+                game.square_name(*to),
                 matches.len()
             ),
             _ => format!("moves beginning {text}"),
@@ -426,37 +407,52 @@ impl<G: PlayGame> Session<G> {
         (matches, prompt)
     }
 
-    fn offer(&mut self, moves: Vec<G::Move>, prompt: String) {
+    fn offer(&mut self, moves: Vec<AnyMove>, prompt: String) {
         let options = moves
             .into_iter()
-            .map(|mv| (mv, self.game.format_move(mv)))
+            .map(|mv| (mv, self.game().format_move(mv)))
             .collect();
         self.choice = Some(Choice { prompt, options });
     }
 
-    fn check_human_turn(&mut self, now: Instant) -> Result<(), String> {
+    fn check_human_turn(&mut self, now: Timestamp) -> Result<(), String> {
         self.tick(now);
         if let Some(outcome) = self.outcome() {
-            return Err(format!(
-                "the game is over: {}; undo takes moves back",
-                describe_outcome(self.kind, outcome, self.game.to_move())
-            ));
+            return Err(self.game_over(outcome));
         }
-        if self.controller(self.game.to_move()) == Controller::Ai {
+        if self.controller(self.table.to_move()) == Controller::Ai {
             return Err("it is the AI's turn: wait, or stop to make it move now".to_owned());
         }
         Ok(())
     }
 
-    fn play_human(&mut self, mv: G::Move, now: Instant) -> String {
+    fn game_over(&self, outcome: Outcome) -> String {
+        format!(
+            "the game is over: {}; undo takes moves back",
+            describe_outcome(self.kind(), outcome, self.table.to_move())
+        )
+    }
+
+    /// What a refusal from the table means to the player.
+    fn why(&self, error: &session::Error) -> String {
+        match error {
+            session::Error::GameOver {
+                outcome: Some(outcome),
+            } => self.game_over(*outcome),
+            session::Error::NothingToTakeBack => "nothing to undo".to_owned(),
+            other => other.to_string(),
+        }
+    }
+
+    fn play_human(&mut self, mv: AnyMove, now: Timestamp) -> Result<String, String> {
         // A hint still being searched is for a position that is about to change.
         self.cancel_thinking();
-        self.apply(mv, false, Some(now))
+        self.apply(mv, now)
     }
 
     /// Where a move starts and ends.
-    fn move_ends(&self, mv: G::Move) -> (Sq, Sq) {
-        let info = self.game.move_info(mv);
+    fn move_ends(&self, mv: AnyMove) -> (Sq, Sq) {
+        let info = self.game().move_info(mv);
         (info.from, info.to)
     }
 
@@ -473,196 +469,152 @@ impl<G: PlayGame> Session<G> {
         }
         parts
             .into_iter()
-            .map(|p| self.game.parse_square(p))
+            .map(|p| self.game().parse_square(p))
             .collect()
     }
 
-    fn legal_moves(&self) -> Vec<G::Move> {
-        let mut moves = Vec::new();
-        if self.outcome().is_none() {
-            self.game.legal_moves(&mut moves);
-        }
-        moves
-    }
-
-    /// Plays a legal move and records it; `now` is `None` for moves replayed from a
-    /// record, which the clocks do not see.
-    fn apply(&mut self, mv: G::Move, by_ai: bool, now: Option<Instant>) -> String {
-        let mover = self.game.to_move();
-        let text = self.game.format_move(mv);
-        let MoveInfo {
-            from,
-            to,
-            captures: captured,
-            ..
-        } = self.game.move_info(mv);
-        let clocks_before = now.and_then(|now| Some(self.clocks.as_ref()?.both(now)));
-        self.game.play(mv);
-        if let (Some(clocks), Some(now)) = (self.clocks.as_mut(), now) {
-            if self.game.outcome().is_some() {
-                clocks.stop(now);
-            } else {
-                clocks.press(mover, now);
-            }
-        }
-        self.revision += 1;
-        self.history.push(Ply {
-            text: text.clone(),
-            mover,
-            by_ai,
-            from,
-            to,
-            captured,
-            clocks_before,
-        });
+    /// Plays a legal move for the side to move.
+    fn apply(&mut self, mv: AnyMove, now: Timestamp) -> Result<String, String> {
+        let info = self
+            .table
+            .play_move(self.table.to_move(), mv, now)
+            .map_err(|e| self.why(&e))?;
         self.choice = None;
         self.hint = None;
-        text
+        Ok(info.text)
     }
 
     // ---- Commands ----
 
     /// Takes moves back: against the AI, back to before your last move; between two
     /// people, one move. Returns how many plies were taken back.
-    pub fn undo(&mut self, now: Instant) -> Result<usize, String> {
-        let humans = self
-            .options
-            .players
-            .iter()
-            .filter(|&&c| c == Controller::Human)
-            .count();
-        if humans == 0 || !self.history.iter().any(|ply| !ply.by_ai) {
-            return Err("nothing to undo".to_owned());
-        }
-        self.cancel_thinking();
-        let mut count = 0;
-        while let Some(ply) = self.history.pop() {
-            self.game.undo();
-            count += 1;
-            if let Some(clocks) = self.clocks.as_mut() {
-                match ply.clocks_before {
-                    Some(before) => clocks.restore(before, Some(ply.mover), now),
-                    None => clocks.start(ply.mover, now),
-                }
+    pub fn undo(&mut self, now: Timestamp) -> Result<usize, String> {
+        let player = match self.options.players {
+            [Controller::Ai, Controller::Ai] => None,
+            [Controller::Human, Controller::Human] => self.table.last_move().map(|m| m.player),
+            [Controller::Human, _] => Some(Player::First),
+            [_, Controller::Human] => Some(Player::Second),
+        };
+        let player = player.ok_or_else(|| "nothing to undo".to_owned())?;
+        match self.table.request_takeback(player, now) {
+            Ok(Takeback::Done(plies)) => {
+                self.cancel_thinking();
+                self.choice = None;
+                self.hint = None;
+                Ok(plies)
             }
-            if !ply.by_ai && self.controller(ply.mover) == Controller::Human {
-                break;
-            }
+            Ok(Takeback::Requested) => Err("the takeback waits for the opponent".to_owned()),
+            Err(error) => Err(self.why(&error)),
         }
-        self.ended = None;
-        self.choice = None;
-        self.hint = None;
-        self.revision += 1;
-        Ok(count)
     }
 
     /// The side to move resigns (against the AI: the person's side, whoever is to move).
-    pub fn resign(&mut self, now: Instant) -> Result<Outcome, String> {
+    pub fn resign(&mut self, now: Timestamp) -> Result<Outcome, String> {
         self.tick(now);
         if self.outcome().is_some() {
             return Err("the game is already over".to_owned());
         }
-        let loser = if self.controller(self.game.to_move()) == Controller::Human {
-            self.game.to_move()
+        let to_move = self.table.to_move();
+        let loser = if self.controller(to_move) == Controller::Human {
+            to_move
         } else {
-            self.game.to_move().other()
+            to_move.other()
         };
         if self.controller(loser) == Controller::Ai {
             return Err("only a person can resign".to_owned());
         }
-        let outcome = Outcome::loss(loser, EndReason::Resignation);
-        self.ended = Some(outcome);
-        self.revision += 1;
+        let outcome = self.table.resign(loser, now).map_err(|e| self.why(&e))?;
         self.cancel_thinking();
-        if let Some(clocks) = self.clocks.as_mut() {
-            clocks.stop(now);
-        }
         Ok(outcome)
     }
 
-    /// The game as a record (`.otg` for tafl, a WCF score for Camelot).
+    /// The game as a record (`.otg` for tafl, a WCF score for Camelot), dated `now`.
     #[must_use]
-    pub fn record_text(&self) -> String {
+    pub fn record_text(&self, now: Timestamp) -> String {
+        let kind = self.kind();
         let names = Player::BOTH.map(|p| match self.controller(p) {
             Controller::Human => "human".to_owned(),
             Controller::Ai => format!("kingstable AI ({})", self.options.level),
         });
-        let tag = |key| record::tag_name(self.kind, key).to_owned();
+        let tag = |key| record::tag_name(kind, key).to_owned();
         let mut tags = vec![
             (tag(TagKey::Event), "kingstable play".to_owned()),
-            (tag(TagKey::Date), date_tag(SystemTime::now())),
+            (tag(TagKey::Date), date_tag(now)),
         ];
         for (player, name) in Player::BOTH.into_iter().zip(names) {
             tags.push((tag(TagKey::player(player)), name));
         }
-        if let Some(control) = self.options.clock {
-            tags.push((tag(TagKey::TimeControl), control.to_string()));
+        if self.options.clock.is_timed() {
+            tags.push((tag(TagKey::TimeControl), self.options.clock.to_string()));
         }
-        record::write(&self.game.to_any(), &tags, self.outcome())
+        record::write(self.game(), &tags, self.outcome())
     }
 
     /// Saves the record to `path`, or to a new file named after the game and the time.
     /// Returns the file written.
-    pub fn save(&self, path: Option<&Path>) -> Result<PathBuf> {
+    pub fn save(&self, path: Option<&Path>, now: Timestamp) -> Result<PathBuf> {
         let path = match path {
             Some(p) => p.to_path_buf(),
-            None => default_record_name(self.kind, record::extension(self.kind), SystemTime::now()),
+            None => default_record_name(self.kind(), now),
         };
-        std::fs::write(&path, self.record_text())
+        std::fs::write(&path, self.record_text(now))
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(path)
     }
 
-    /// Loads a record and plays on from its end (clocks start afresh). Nothing changes
+    /// Loads a record (`.otg`, WCF score or move list; captures may be left out, as when
+    /// typed by hand) and plays on from its end, with the clocks afresh. Nothing changes
     /// if the record cannot be read or does not replay.
-    pub fn load(&mut self, path: &Path, now: Instant) -> Result<usize> {
+    pub fn load(&mut self, path: &Path, now: Timestamp) -> Result<usize> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let loaded =
-            load_record::<G>(self.kind, &text).with_context(|| format!("{}", path.display()))?;
+        let options = ReplayOptions {
+            lenient_captures: true,
+            ..ReplayOptions::default()
+        };
+        let loaded = record::load(self.kind(), &text, options)
+            .with_context(|| format!("{}", path.display()))?;
         self.cancel_thinking();
-        self.game = loaded.start;
-        self.history.clear();
-        for mv in &loaded.moves {
-            self.apply(*mv, false, None);
-        }
-        self.ended = loaded.outcome.filter(|_| self.game.outcome().is_none());
-        self.clocks = self.options.clock.map(|control| {
-            let mut clocks = Clocks::new(control);
-            if self.outcome().is_none() {
-                clocks.start(self.game.to_move(), now);
-            }
-            clocks
-        });
-        Ok(loaded.moves.len())
+        self.choice = None;
+        self.hint = None;
+        self.earlier_revisions = self.revision() + 1;
+        self.table = session::Session::with_ending(
+            loaded.game,
+            loaded.outcome,
+            table_options(&self.options),
+            now,
+        );
+        Ok(self.table.moves().len())
     }
 
     // ---- The AI ----
 
     /// The search to start now, if it is the AI's turn and it is not already thinking.
-    pub fn next_ai_request(&mut self, now: Instant) -> Option<AiRequest<G>> {
+    pub fn next_ai_request(&mut self, now: Timestamp) -> Option<AiRequest> {
         if self.thinking.is_some()
-            || self.outcome().is_some()
-            || self.controller(self.game.to_move()) != Controller::Ai
+            || !self.table.is_ongoing()
+            || self.controller(self.table.to_move()) != Controller::Ai
         {
             return None;
         }
-        let mut limits = match &self.clocks {
-            Some(clocks) => Limits::clock(engine::Clock {
-                remaining: clocks.both(now),
-                increment: [clocks.control().increment; 2],
-                moves_to_go: None,
-            }),
-            None => Limits::move_time(self.options.think.unwrap_or(DEFAULT_THINK)),
+        let think = self.options.think;
+        let limits = match self.options.clock {
+            // Days per move are no time to search: the AI thinks as without a clock.
+            TimeControl::Fischer { .. } => {
+                let clock = crate::clock::engine_clock(self.table.clocks(), now)?;
+                let limits = Limits::clock(clock);
+                match think {
+                    Some(think) => limits.with_move_time(think),
+                    None => limits,
+                }
+            }
+            _ => Limits::move_time(think.unwrap_or(DEFAULT_THINK)),
         };
-        if let (Some(_), Some(think)) = (&self.clocks, self.options.think) {
-            limits = limits.with_move_time(think);
-        }
         Some(self.request(Purpose::Move, limits, self.options.level, now))
     }
 
     /// A search for a hint for the person to move.
-    pub fn request_hint(&mut self, now: Instant) -> Result<AiRequest<G>, String> {
+    pub fn request_hint(&mut self, now: Timestamp) -> Result<AiRequest, String> {
         self.check_human_turn(now)?;
         if let Some(thinking) = &self.thinking {
             return Err(match thinking.purpose {
@@ -679,8 +631,8 @@ impl<G: PlayGame> Session<G> {
         purpose: Purpose,
         limits: Limits,
         level: Level,
-        now: Instant,
-    ) -> AiRequest<G> {
+        now: Timestamp,
+    ) -> AiRequest {
         let id = self.next_id;
         self.next_id += 1;
         let stop = Arc::new(AtomicBool::new(false));
@@ -693,7 +645,7 @@ impl<G: PlayGame> Session<G> {
         });
         AiRequest {
             id,
-            game: self.game.clone(),
+            game: self.game().clone(),
             limits,
             level,
             stop,
@@ -720,7 +672,7 @@ impl<G: PlayGame> Session<G> {
     }
 
     /// Takes an event from the AI worker.
-    pub fn on_ai_event(&mut self, event: AiEvent<G::Move>, now: Instant) -> AiUpdate {
+    pub fn on_ai_event(&mut self, event: AiEvent, now: Timestamp) -> AiUpdate {
         match event {
             AiEvent::Progress {
                 id,
@@ -742,10 +694,7 @@ impl<G: PlayGame> Session<G> {
                     return AiUpdate::Ignored;
                 };
                 self.tick(now);
-                if self.outcome().is_some() {
-                    return AiUpdate::Ignored;
-                }
-                let legal = self.legal_moves();
+                let legal = self.table.legal_any_moves();
                 // A search stopped before finishing its first iteration may have no
                 // move; any legal move is better than none.
                 let Some(mv) = best
@@ -755,15 +704,27 @@ impl<G: PlayGame> Session<G> {
                     return AiUpdate::Ignored;
                 };
                 match thinking.purpose {
-                    Purpose::Move => AiUpdate::Played(self.apply(mv, true, Some(now))),
+                    Purpose::Move => match self.apply(mv, now) {
+                        Ok(text) => AiUpdate::Played(text),
+                        Err(_) => AiUpdate::Ignored,
+                    },
                     Purpose::Hint => {
-                        let text = self.game.format_move(mv);
+                        let text = self.game().format_move(mv);
                         self.hint = Some((mv, text.clone()));
                         AiUpdate::Hint(text)
                     }
                 }
             }
         }
+    }
+}
+
+/// The table's setup: the clocks asked for; moves are taken back at once (the terminal
+/// game has nobody to ask).
+fn table_options(options: &SessionOptions) -> Options {
+    Options {
+        control: options.clock,
+        takebacks: Takebacks::Immediate,
     }
 }
 
@@ -822,69 +783,67 @@ fn side_phrase(kind: GameKind, player: Player) -> String {
     }
 }
 
+/// `time`'s view of `now` (UTC).
+fn utc(now: Timestamp) -> time::OffsetDateTime {
+    let millis = i128::from(now.as_millis());
+    time::OffsetDateTime::from_unix_timestamp_nanos(millis * 1_000_000)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+}
+
 /// `YYYY.MM.DD` (the form OpenTafl records use), in UTC.
-fn date_tag(time: SystemTime) -> String {
-    let (y, m, d, _) = civil(time);
-    format!("{y:04}.{m:02}.{d:02}")
+fn date_tag(now: Timestamp) -> String {
+    let t = utc(now);
+    format!("{:04}.{:02}.{:02}", t.year(), u8::from(t.month()), t.day())
 }
 
-fn default_record_name(kind: GameKind, extension: &str, time: SystemTime) -> PathBuf {
-    let (y, m, d, secs) = civil(time);
-    let (h, min, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+/// `kingstable-fetlar-20231114-221320.otg`: a new record's name, after the game and the
+/// time (UTC).
+fn default_record_name(kind: GameKind, now: Timestamp) -> PathBuf {
+    let t = utc(now);
     PathBuf::from(format!(
-        "kingstable-{kind}-{y:04}{m:02}{d:02}-{h:02}{min:02}{s:02}.{extension}"
+        "kingstable-{kind}-{:04}{:02}{:02}-{:02}{:02}{:02}.{}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        record::extension(kind)
     ))
-}
-
-/// Year, month, day and seconds into the day (UTC) of `time`.
-fn civil(time: SystemTime) -> (i64, u32, u32, u64) {
-    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d, secs % 86_400)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use camelot::Camelot;
-    #[allow(unused_imports)]
-    use game::Game;
-    use games::Board;
-    use tafl::{Rules, Tafl};
 
-    fn options(players: [Controller; 2], clock: Option<&str>) -> SessionOptions {
+    fn options(players: [Controller; 2], clock: &str) -> SessionOptions {
         SessionOptions {
             players,
             level: Level::Beginner,
             think: None,
-            clock: clock.map(|c| c.parse().unwrap()),
+            clock: clock.parse().unwrap(),
         }
+    }
+
+    /// An instant, `secs` seconds into the test.
+    fn at(secs: u64) -> Timestamp {
+        Timestamp::from_millis(1_700_000_000_000 + secs * 1000)
     }
 
     const HUMANS: [Controller; 2] = [Controller::Human, Controller::Human];
     const HUMAN_VS_AI: [Controller; 2] = [Controller::Human, Controller::Ai];
     const AI_VS_HUMAN: [Controller; 2] = [Controller::Ai, Controller::Human];
 
-    fn tafl_session(players: [Controller; 2]) -> Session<Tafl> {
+    fn tafl_session(players: [Controller; 2]) -> Session {
         Session::new(
-            Tafl::new(Rules::COPENHAGEN),
-            options(players, None),
-            Instant::now(),
+            AnyGame::start(GameKind::Copenhagen),
+            options(players, "untimed"),
+            at(0),
         )
     }
 
     /// Answers the session's AI request with `text` as the AI's move.
-    fn ai_answers<G: PlayGame>(session: &mut Session<G>, text: &str, now: Instant) -> AiUpdate {
+    fn ai_answers(session: &mut Session, text: &str, now: Timestamp) -> AiUpdate {
         let request = session.next_ai_request(now).expect("the AI is to move");
         let mv = request.game.parse_move(text).unwrap();
         session.on_ai_event(
@@ -901,7 +860,7 @@ mod tests {
     #[test]
     fn typed_moves_are_played_with_their_captures() {
         let mut s = tafl_session(HUMANS);
-        let now = Instant::now();
+        let now = at(1);
         for text in ["d1-d3", "e5-e2", "g1-g3", "f4-c4"] {
             assert!(
                 matches!(s.submit(text, now), Ok(Submitted::Played(_))),
@@ -912,15 +871,15 @@ mod tests {
             s.submit("g3-e3", now),
             Ok(Submitted::Played("g3-e3xe2".into()))
         );
-        let last = s.history().last().unwrap();
-        assert_eq!(last.captured, [s.game().parse_square("e2").unwrap()]);
+        let last = s.moves().last().unwrap();
+        assert_eq!(last.info.captures, [s.game().parse_square("e2").unwrap()]);
         assert_eq!(s.pieces_lost(), [0, 1]);
     }
 
     #[test]
     fn illegal_moves_say_why_and_change_nothing() {
         let mut s = tafl_session(HUMANS);
-        let now = Instant::now();
+        let now = at(1);
         let before = s.game().position_string();
         let err = s.submit("d1-d9", now).unwrap_err();
         assert!(err.contains("blocked"), "{err}");
@@ -929,13 +888,13 @@ mod tests {
         let err = s.submit("f6", now).unwrap_err();
         assert_eq!(err, "no legal move starts on f6");
         assert_eq!(s.game().position_string(), before);
-        assert!(s.history().is_empty());
+        assert!(s.moves().is_empty());
     }
 
     #[test]
     fn a_from_square_alone_offers_its_moves_and_a_number_picks_one() {
         let mut s = tafl_session(HUMANS);
-        let now = Instant::now();
+        let now = at(1);
         assert_eq!(s.submit("d1", now), Ok(Submitted::Choose));
         let choice = s.choice().unwrap();
         assert!(choice.prompt.contains("d1"));
@@ -953,7 +912,7 @@ mod tests {
     #[test]
     fn a_square_alone_lists_even_a_single_move() {
         let mut s = tafl_session(HUMANS);
-        let now = Instant::now();
+        let now = at(1);
         s.submit("d1-d2", now).unwrap();
         s.submit("e7-e9", now).unwrap();
         // The attacker on e11 can only go to e10: it is offered, not played.
@@ -966,14 +925,14 @@ mod tests {
             .map(|(_, t)| t.as_str())
             .collect();
         assert_eq!(texts, ["e11-e10"]);
-        assert_eq!(s.history().len(), 2);
+        assert_eq!(s.moves().len(), 2);
         assert_eq!(s.pick(1, now), Ok("e11-e10".to_owned()));
     }
 
     #[test]
     fn unambiguous_prefixes_are_completed() {
         let mut s = tafl_session(HUMANS);
-        let now = Instant::now();
+        let now = at(1);
         // The only move of the piece on d1 towards file c.
         assert_eq!(s.submit("d1-c", now), Ok(Submitted::Played("d1-c1".into())));
         // A prefix shared by several moves offers them.
@@ -985,9 +944,9 @@ mod tests {
     fn camelot_destinations_reached_by_different_captures_ask_which() {
         let fen =
             "2/8/10/12/7m1n2/3m2mm2n1/3nmmmmn3/7m4/8M3/3NMM6/2N1MMMMMN2/3M6M1/12/10/8/2 b 0 0 3";
-        let game = Camelot::from_position_string(fen).unwrap();
-        let mut s = Session::new(game, options(HUMANS, None), Instant::now());
-        let now = Instant::now();
+        let game = AnyGame::from_position(GameKind::Camelot, fen).unwrap();
+        let mut s = Session::new(game, options(HUMANS, "untimed"), at(0));
+        let now = at(1);
         assert_eq!(s.submit("h9-f5", now), Ok(Submitted::Choose));
         let choice = s.choice().unwrap();
         assert!(choice.prompt.contains("H9 to F5"), "{}", choice.prompt);
@@ -1001,7 +960,7 @@ mod tests {
         assert_eq!(s.submit_squares(from, to, now), Ok(Submitted::Choose));
         let second = s.choice().unwrap().options[1].1.clone();
         assert_eq!(s.pick(2, now), Ok(second.clone()));
-        assert_eq!(s.history()[0].captured.len(), 4);
+        assert_eq!(s.moves()[0].info.captures.len(), 4);
         // The full path names one move.
         s.undo(now).unwrap();
         assert_eq!(
@@ -1013,7 +972,7 @@ mod tests {
     #[test]
     fn the_ai_moves_when_it_is_its_turn_and_undo_goes_back_to_the_human() {
         let mut s = tafl_session(HUMAN_VS_AI);
-        let now = Instant::now();
+        let now = at(1);
         assert!(s.next_ai_request(now).is_none(), "the human moves first");
         s.submit("d1-d3", now).unwrap();
         let err = s.submit("h1-h3", now).unwrap_err();
@@ -1022,10 +981,11 @@ mod tests {
             ai_answers(&mut s, "e5-e2", now),
             AiUpdate::Played("e5-e2".into())
         );
-        assert!(s.history()[1].by_ai);
+        assert!(s.by_ai(&s.moves()[1]));
+        assert!(!s.by_ai(&s.moves()[0]));
         let revision = s.revision();
         assert_eq!(s.undo(now), Ok(2));
-        assert!(s.history().is_empty());
+        assert!(s.moves().is_empty());
         assert!(s.revision() > revision, "undo is a change to save");
         let revision = s.revision();
         assert_eq!(s.undo(now), Err("nothing to undo".into()));
@@ -1035,7 +995,7 @@ mod tests {
     #[test]
     fn undo_while_the_ai_thinks_cancels_the_search() {
         let mut s = tafl_session(HUMAN_VS_AI);
-        let now = Instant::now();
+        let now = at(1);
         s.submit("d1-d3", now).unwrap();
         let request = s.next_ai_request(now).unwrap();
         assert!(s.next_ai_request(now).is_none(), "one search at a time");
@@ -1048,25 +1008,25 @@ mod tests {
             depth: 1,
         };
         assert_eq!(s.on_ai_event(late, now), AiUpdate::Ignored);
-        assert!(s.history().is_empty());
+        assert!(s.moves().is_empty());
     }
 
     #[test]
     fn an_ai_opening_is_not_undone_alone() {
         let mut s = tafl_session(AI_VS_HUMAN);
-        let now = Instant::now();
+        let now = at(1);
         ai_answers(&mut s, "d1-d3", now);
         assert_eq!(s.undo(now), Err("nothing to undo".into()));
         s.submit("e5-e2", now).unwrap();
         ai_answers(&mut s, "h1-h3", now);
         assert_eq!(s.undo(now), Ok(2));
-        assert_eq!(s.history().len(), 1);
+        assert_eq!(s.moves().len(), 1);
     }
 
     #[test]
     fn stopped_searches_without_a_move_still_play_a_legal_one() {
         let mut s = tafl_session(AI_VS_HUMAN);
-        let now = Instant::now();
+        let now = at(1);
         let request = s.next_ai_request(now).unwrap();
         assert!(s.stop_thinking());
         assert!(request.stop.load(Ordering::Relaxed));
@@ -1077,13 +1037,13 @@ mod tests {
             depth: 0,
         };
         assert!(matches!(s.on_ai_event(done, now), AiUpdate::Played(_)));
-        assert_eq!(s.history().len(), 1);
+        assert_eq!(s.moves().len(), 1);
     }
 
     #[test]
     fn hints_are_for_the_human_and_forgotten_after_a_move() {
         let mut s = tafl_session(HUMAN_VS_AI);
-        let now = Instant::now();
+        let now = at(1);
         let request = s.request_hint(now).unwrap();
         assert_eq!(request.level, Level::Maximum);
         assert!(s.request_hint(now).unwrap_err().contains("already"));
@@ -1103,16 +1063,17 @@ mod tests {
 
     #[test]
     fn clocks_run_for_the_side_to_move_and_a_flag_fall_ends_the_game() {
-        let t0 = Instant::now();
-        let mut s = Session::new(Tafl::new(Rules::FETLAR), options(HUMANS, Some("1+5")), t0);
-        s.submit("d1-d3", t0 + Duration::from_secs(10)).unwrap();
+        let t0 = at(0);
+        let fetlar = AnyGame::start(GameKind::Fetlar);
+        let mut s = Session::new(fetlar, options(HUMANS, "1+5"), t0);
+        s.submit("d1-d3", at(10)).unwrap();
         let clocks = s.clocks().unwrap();
         assert_eq!(
-            clocks.both(t0 + Duration::from_secs(20)),
-            [Duration::from_secs(55), Duration::from_secs(50)]
+            clocks.both(at(20)),
+            Some([Duration::from_secs(55), Duration::from_secs(50)])
         );
-        assert_eq!(s.tick(t0 + Duration::from_secs(69)), None);
-        let late = t0 + Duration::from_secs(71);
+        assert_eq!(s.tick(at(69)), None);
+        let late = at(71);
         let outcome = s.tick(late).unwrap();
         assert_eq!(outcome, Outcome::loss(Player::Second, EndReason::Timeout));
         assert_eq!(result_text(s.kind(), outcome), "attackers_win (timeout)");
@@ -1126,18 +1087,15 @@ mod tests {
         assert_eq!(s.outcome(), None);
         assert_eq!(
             s.clocks().unwrap().remaining(Player::First, late),
-            Duration::from_secs(50)
+            Some(Duration::from_secs(50))
         );
     }
 
     #[test]
     fn the_ai_searches_on_the_clock() {
-        let t0 = Instant::now();
-        let mut s = Session::new(
-            Tafl::new(Rules::FETLAR),
-            options(AI_VS_HUMAN, Some("2+1")),
-            t0,
-        );
+        let t0 = at(0);
+        let fetlar = AnyGame::start(GameKind::Fetlar);
+        let mut s = Session::new(fetlar, options(AI_VS_HUMAN, "2+1"), t0);
         let request = s.next_ai_request(t0).unwrap();
         let clock = request.limits.clock.unwrap();
         assert_eq!(clock.remaining, [Duration::from_secs(120); 2]);
@@ -1148,7 +1106,7 @@ mod tests {
     #[test]
     fn resigning_ends_the_game_for_the_human() {
         let mut s = tafl_session(AI_VS_HUMAN);
-        let now = Instant::now();
+        let now = at(1);
         let outcome = s.resign(now).unwrap();
         assert_eq!(
             outcome,
@@ -1157,7 +1115,7 @@ mod tests {
         assert_eq!(s.next_ai_request(now).map(|r| r.id), None);
         assert!(s.resign(now).is_err());
         assert_eq!(
-            describe_outcome(s.kind(), outcome, s.game().to_move()),
+            describe_outcome(s.kind(), outcome, s.to_move()),
             "attackers win: the defenders resigned"
         );
     }
@@ -1168,23 +1126,33 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("game.otg");
         let mut s = tafl_session(HUMANS);
-        let now = Instant::now();
+        let now = at(1);
         for text in ["d1-d3", "e5-e2", "g1-g3", "f4-c4", "g3-e3"] {
             s.submit(text, now).unwrap();
         }
-        assert_eq!(s.save(Some(&path)).unwrap(), path);
+        assert_eq!(s.save(Some(&path), now).unwrap(), path);
         let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("2023.11.14"), "{text}");
         assert!(text.contains("[attackers:human]"), "{text}");
         assert!(text.contains("3. g3-e3xe2"), "{text}");
         let mut other = tafl_session(HUMANS);
         assert_eq!(other.load(&path, now).unwrap(), 5);
         assert_eq!(other.game().position_string(), s.game().position_string());
-        assert_eq!(other.history()[4].captured.len(), 1);
+        assert_eq!(other.moves()[4].info.captures.len(), 1);
         // A file that does not replay changes nothing.
         std::fs::write(&path, "d1-d3 d3-d1\n").unwrap();
         let err = other.load(&path, now).unwrap_err();
         assert!(format!("{err:#}").contains("d3-d1"), "{err:#}");
-        assert_eq!(other.history().len(), 5);
+        assert_eq!(other.moves().len(), 5);
+        // A record's ending outside the rules comes with it, and undo takes it back.
+        std::fs::write(&path, "d1-d3 e5-e2 timeout\n").unwrap();
+        assert_eq!(other.load(&path, now).unwrap(), 2);
+        assert_eq!(
+            other.outcome(),
+            Some(Outcome::loss(Player::First, EndReason::Timeout))
+        );
+        assert_eq!(other.undo(now), Ok(1));
+        assert_eq!(other.outcome(), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1208,11 +1176,16 @@ mod tests {
 
     #[test]
     fn dates_are_civil_utc() {
-        let t = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let t = at(0);
         assert_eq!(date_tag(t), "2023.11.14");
         assert_eq!(
-            default_record_name(GameKind::Camelot, "txt", t),
+            default_record_name(GameKind::Camelot, t),
             PathBuf::from("kingstable-camelot-20231114-221320.txt")
         );
+        assert_eq!(
+            default_record_name(GameKind::Fetlar, Timestamp::from_millis(951_782_400_999)),
+            PathBuf::from("kingstable-fetlar-20000229-000000.otg")
+        );
+        assert_eq!(date_tag(Timestamp::from_millis(0)), "1970.01.01");
     }
 }

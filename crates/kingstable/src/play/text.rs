@@ -1,18 +1,18 @@
 //! The board and the game's state as plain text, for the line mode.
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
 use game::Player;
+use games::Board;
+use session::{Timestamp, format_clock};
 
-use super::board::{Cell, Mark, PlayGame, Sq};
-use super::clock::format_clock;
+use super::board::{Cell, Mark, Sq};
 use super::session::Session;
 
 /// The files left to right and ranks top to bottom as drawn: rank 1 at the bottom, or at
 /// the top when `flipped` (files then run right to left).
 #[must_use]
-pub fn view_order<G: PlayGame>(game: &G, flipped: bool) -> (Vec<u8>, Vec<u8>) {
+pub fn view_order<G: Board>(game: &G, flipped: bool) -> (Vec<u8>, Vec<u8>) {
     let mut files: Vec<u8> = (0..game.files()).collect();
     let mut ranks: Vec<u8> = (0..game.ranks()).rev().collect();
     if flipped {
@@ -41,7 +41,7 @@ pub fn cell_char(cell: Cell) -> char {
 ///  11 + . . X X X X X . . + 11
 /// ```
 #[must_use]
-pub fn board_text<G: PlayGame>(game: &G, flipped: bool) -> String {
+pub fn board_text<G: Board>(game: &G, flipped: bool) -> String {
     let (files, ranks) = view_order(game, flipped);
     let letters: String = files
         .iter()
@@ -67,7 +67,7 @@ pub fn board_text<G: PlayGame>(game: &G, flipped: bool) -> String {
 }
 
 /// A rank on which `file` exists, to name the file by.
-fn first_rank_of<G: PlayGame>(game: &G, file: u8) -> u8 {
+fn first_rank_of<G: Board>(game: &G, file: u8) -> u8 {
     (0..game.ranks())
         .find(|&rank| game.exists(Sq::new(file, rank)))
         .unwrap_or(0)
@@ -76,20 +76,26 @@ fn first_rank_of<G: PlayGame>(game: &G, file: u8) -> u8 {
 /// The lines under the board: the last move and its captures, pieces lost, clocks, and
 /// who is to move.
 #[must_use]
-pub fn status_text<G: PlayGame>(session: &Session<G>, now: Instant) -> String {
+pub fn status_text(session: &Session, now: Timestamp) -> String {
     let mut out = String::new();
     let kind = session.kind();
-    if let Some(last) = session.history().last() {
-        let who = if last.by_ai { "AI" } else { "you" };
+    if let Some(last) = session.moves().last() {
+        let who = if session.by_ai(last) { "AI" } else { "you" };
         let who = if session.options().players[0] == session.options().players[1] {
-            kind.side_name(last.mover)
+            kind.side_name(last.player)
         } else {
             who
         };
-        write!(out, "last move: {} ({who})", last.text).expect("writing to a String cannot fail");
-        if !last.captured.is_empty() {
+        write!(out, "last move: {} ({who})", last.info.text)
+            .expect("writing to a String cannot fail");
+        if !last.info.captures.is_empty() {
             let game = session.game();
-            let names: Vec<String> = last.captured.iter().map(|&s| game.square_name(s)).collect();
+            let names: Vec<String> = last
+                .info
+                .captures
+                .iter()
+                .map(|&s| game.square_name(s))
+                .collect();
             write!(out, ", captured {}", names.join(" ")).expect("writing to a String cannot fail");
         }
         out.push('\n');
@@ -106,8 +112,7 @@ pub fn status_text<G: PlayGame>(session: &Session<G>, now: Instant) -> String {
         )
         .expect("writing to a String cannot fail");
     }
-    if let Some(clocks) = session.clocks() {
-        let times = clocks.both(now);
+    if let Some(times) = session.clocks().and_then(|clocks| clocks.both(now)) {
         writeln!(
             out,
             "clock: {} {}, {} {}",
@@ -119,7 +124,7 @@ pub fn status_text<G: PlayGame>(session: &Session<G>, now: Instant) -> String {
         .expect("writing to a String cannot fail");
     }
     if session.outcome().is_none() {
-        let to_move = session.game().to_move();
+        let to_move = session.to_move();
         writeln!(out, "{} to move", session.side_label(to_move))
             .expect("writing to a String cannot fail");
     }

@@ -4,7 +4,7 @@
 //! Fits 80x24.
 
 use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Result;
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -18,11 +18,11 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::ai::{AiEvent, AiSetup, AiWorker, Purpose};
 use super::board::{Mark, PlayGame, Sq};
-use super::clock::format_clock;
 use super::input::{self, COMMANDS, Input};
 use super::session::{AiUpdate, Session, Submitted, describe_outcome, result_text};
 use super::text::{cell_char, view_order};
 use games::PieceKind;
+use session::{Timestamp, format_clock};
 
 /// The keys, as the footer and the help show them.
 const KEYS: &[(&str, &str)] = &[
@@ -66,9 +66,9 @@ const SIDE_MIN_WIDTH: u16 = 30;
 
 /// What the screen shows besides the game.
 struct App<G: PlayGame> {
-    session: Session<G>,
+    session: Session,
     worker: AiWorker<G>,
-    ai_events: Receiver<AiEvent<G::Move>>,
+    ai_events: Receiver<AiEvent>,
     input: String,
     cursor: Sq,
     selected: Option<Sq>,
@@ -84,9 +84,9 @@ struct App<G: PlayGame> {
 }
 
 /// Plays `session` full-screen until the player quits.
-pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, human: Player) -> Result<()> {
+pub fn run<G: PlayGame>(session: Session, ai: AiSetup, human: Player) -> Result<()> {
     let (tx, ai_events) = mpsc::channel();
-    let worker = AiWorker::spawn(ai, move |event| {
+    let worker = AiWorker::<G>::spawn(ai, move |event| {
         let _ = tx.send(event);
     });
     let (files, ranks) = (session.game().files(), session.game().ranks());
@@ -121,7 +121,7 @@ pub fn run<G: PlayGame>(session: Session<G>, ai: AiSetup, human: Player) -> Resu
 impl<G: PlayGame> App<G> {
     fn main_loop(&mut self, terminal: &mut DefaultTerminal) -> Result<()> {
         while !self.quit {
-            let now = Instant::now();
+            let now = Timestamp::now();
             if let Some(request) = self.session.next_ai_request(now) {
                 self.worker.submit(request);
             }
@@ -160,8 +160,8 @@ impl<G: PlayGame> App<G> {
         self.message = Some((text.into(), true));
     }
 
-    fn on_ai_event(&mut self, event: AiEvent<G::Move>) {
-        match self.session.on_ai_event(event, Instant::now()) {
+    fn on_ai_event(&mut self, event: AiEvent) {
+        match self.session.on_ai_event(event, Timestamp::now()) {
             AiUpdate::Played(text) => {
                 self.selected = None;
                 self.say(format!("AI played {text}"));
@@ -176,8 +176,7 @@ impl<G: PlayGame> App<G> {
         if outcome != self.announced {
             self.announced = outcome;
             if let Some(outcome) = outcome {
-                let words =
-                    describe_outcome(self.session.kind(), outcome, self.session.game().to_move());
+                let words = describe_outcome(self.session.kind(), outcome, self.session.to_move());
                 self.say(format!("Game over: {words}"));
                 self.selected = None;
             }
@@ -268,7 +267,7 @@ impl<G: PlayGame> App<G> {
             Some(from) if from == cursor => self.selected = None,
             Some(from) if self.session.destinations(from).contains(&cursor) => {
                 self.selected = None;
-                match self.session.submit_squares(from, cursor, Instant::now()) {
+                match self.session.submit_squares(from, cursor, Timestamp::now()) {
                     Ok(result) => self.after_submit(result),
                     Err(why) => self.complain(why),
                 }
@@ -296,7 +295,7 @@ impl<G: PlayGame> App<G> {
     }
 
     fn run_input(&mut self, input: Input) {
-        let now = Instant::now();
+        let now = Timestamp::now();
         match input {
             Input::Empty => {}
             Input::Move(text) => match self.session.submit(&text, now) {
@@ -325,7 +324,7 @@ impl<G: PlayGame> App<G> {
                 Err(why) => self.complain(why),
             },
             Input::Flip => self.flipped = !self.flipped,
-            Input::Save(path) => match self.session.save(path.as_deref()) {
+            Input::Save(path) => match self.session.save(path.as_deref(), now) {
                 Ok(path) => {
                     self.saved_revision = self.session.revision();
                     self.say(format!("Saved to {}", path.display()));
@@ -458,7 +457,7 @@ impl<G: PlayGame> App<G> {
             .selected
             .map(|from| self.session.destinations(from))
             .unwrap_or_default();
-        let last = self.session.history().last();
+        let last = self.session.moves().last().map(|ply| &ply.info);
         let hint = self.session.hint().map(|(mv, _)| {
             let info = game.move_info(*mv);
             (info.from, info.to)
@@ -494,7 +493,7 @@ impl<G: PlayGame> App<G> {
                     if ply.from == sq || ply.to == sq {
                         bg = Color::Indexed(colour::LAST_MOVE);
                     }
-                    if ply.captured.contains(&sq) && cell.piece.is_none() {
+                    if ply.captures.contains(&sq) && cell.piece.is_none() {
                         centre = 'x';
                         fg = Color::Indexed(160);
                     }
@@ -538,18 +537,19 @@ impl<G: PlayGame> App<G> {
     fn side_lines(&self, height: usize, width: usize) -> Vec<Line<'static>> {
         let s = &self.session;
         let kind = s.kind();
-        let now = Instant::now();
-        let to_move = s.game().to_move();
+        let now = Timestamp::now();
+        let to_move = s.to_move();
         let mut lines = Vec::new();
         let lost = s.pieces_lost();
         for player in Player::BOTH {
             let moving = s.outcome().is_none() && player == to_move;
-            let running = s.clocks().and_then(|c| c.running()) == Some(player);
+            let running = s.clocks().and_then(|c| c.running_player()) == Some(player);
             let marker = if moving { "▶ " } else { "  " };
             let clock = s
                 .clocks()
-                .map(|c| {
-                    let time = format_clock(c.remaining(player, now));
+                .and_then(|c| c.remaining(player, now))
+                .map(|left| {
+                    let time = format_clock(left);
                     if running {
                         format!("  [{time}]")
                     } else {
@@ -584,23 +584,23 @@ impl<G: PlayGame> App<G> {
             }
             None => lines.push(Line::raw(format!(
                 "Move {} · {} to move",
-                s.history().len() / 2 + 1,
+                s.moves().len() / 2 + 1,
                 kind.side_name(to_move)
             ))),
         }
-        if let Some(last) = s.history().last() {
+        if let Some(last) = s.moves().last().map(|ply| &ply.info) {
             let mut text = format!("Last: {}", last.text);
-            if !last.captured.is_empty() {
+            if !last.captures.is_empty() {
                 let game = self.session.game();
                 let names: Vec<String> =
-                    last.captured.iter().map(|&q| game.square_name(q)).collect();
+                    last.captures.iter().map(|&q| game.square_name(q)).collect();
                 text.push_str(&format!(" (took {})", names.join(" ")));
             }
             lines.push(Line::raw(text));
         }
         if let Some(thinking) = s.thinking() {
             let spinner = ['|', '/', '-', '\\']
-                [(now.duration_since(thinking.since).as_millis() / 150 % 4) as usize];
+                [(now.saturating_duration_since(thinking.since).as_millis() / 150 % 4) as usize];
             let what = match thinking.purpose {
                 Purpose::Move => "AI thinking",
                 Purpose::Hint => "Finding a hint",
@@ -608,7 +608,7 @@ impl<G: PlayGame> App<G> {
             lines.push(Line::styled(
                 format!(
                     "{what} {spinner} {:.1}s {}",
-                    now.duration_since(thinking.since).as_secs_f32(),
+                    now.saturating_duration_since(thinking.since).as_secs_f32(),
                     thinking.progress.as_deref().unwrap_or("")
                 ),
                 Style::new().fg(Color::LightCyan),
@@ -640,14 +640,14 @@ impl<G: PlayGame> App<G> {
             .map(|l| l.width().div_ceil(width.max(1)).max(1))
             .sum();
         let room = height.saturating_sub(rows + 1);
-        if room > 0 && !s.history().is_empty() {
+        if room > 0 && !s.moves().is_empty() {
             lines.push(Line::styled("Moves:", Style::new().fg(Color::DarkGray)));
             let rows: Vec<String> = s
-                .history()
+                .moves()
                 .chunks(2)
                 .enumerate()
                 .map(|(i, pair)| {
-                    let texts: Vec<&str> = pair.iter().map(|p| p.text.as_str()).collect();
+                    let texts: Vec<&str> = pair.iter().map(|p| p.info.text.as_str()).collect();
                     format!("{:>3}. {}", i + 1, texts.join("  "))
                 })
                 .collect();
