@@ -101,16 +101,29 @@ async fn finished_game(
     store.game(&game.id).await.unwrap().unwrap()
 }
 
-async fn user_id(server: &TestServer, client: &mut Client, name: &str) -> String {
-    client.sign_up(name, "long password").await;
-    server
-        .state
-        .store
-        .user_by_name(name)
-        .await
-        .unwrap()
-        .expect("user")
-        .id
+/// The 2014 English Fetlar final through the move before its bad capture claim (22
+/// plies), casual, user `first` against guest `second`, lost by the first for `reason`.
+async fn fetlar_final(
+    store: &Store,
+    first: &str,
+    second: &str,
+    reason: EndReason,
+    finished_at: i64,
+) -> GameRecord {
+    finished_game(
+        store,
+        GameKind::Fetlar,
+        Seat::User(first.to_owned()),
+        Seat::Guest(second.to_owned()),
+        false,
+        &recorded_moves(
+            GameKind::Fetlar,
+            "tafl/tests/data/fetlar_english_national_championship_2014_final.txt",
+        ),
+        Outcome::win(Player::Second, reason),
+        finished_at,
+    )
+    .await
 }
 
 fn ids(page: &Value) -> Vec<String> {
@@ -135,9 +148,8 @@ const T0: i64 = 1_800_000_000_000;
 /// Alice, Bob and a guest; three real games, one of each kind, plus `extra` short real
 /// Copenhagen games between Alice and Bob; a game still being played and an aborted one.
 async fn store_games(server: &TestServer, extra: usize) -> Stored {
-    let mut client = server.client();
-    let alice = user_id(server, &mut client, "alice").await;
-    let bob = user_id(server, &mut client, "bob").await;
+    let alice = server.new_user("alice").await;
+    let bob = server.new_user("bob").await;
     let store = &server.state.store;
     let guest = store.create_guest("hash-of-a-guest", T0).await.unwrap();
 
@@ -158,20 +170,7 @@ async fn store_games(server: &TestServer, extra: usize) -> Stored {
     .await;
     // 2014 English Fetlar final, through the move before its bad capture claim: the
     // attackers lost on time.
-    let fetlar = finished_game(
-        store,
-        GameKind::Fetlar,
-        Seat::User(bob.clone()),
-        Seat::Guest(guest.id.clone()),
-        false,
-        &recorded_moves(
-            GameKind::Fetlar,
-            "tafl/tests/data/fetlar_english_national_championship_2014_final.txt",
-        ),
-        Outcome::win(Player::Second, EndReason::Timeout),
-        T0 + 20_000,
-    )
-    .await;
+    let fetlar = fetlar_final(store, &bob, &guest.id, EndReason::Timeout, T0 + 20_000).await;
     assert_eq!(fetlar.plies, 22);
     // 2009 WCF world championship game 5, Camelot, drawn by agreement against the AI.
     let camelot = finished_game(
@@ -771,20 +770,8 @@ async fn player_page_over_the_archive(db: Database) {
         .create_guest(&server::auth::token_hash(guest_token), T0)
         .await
         .unwrap();
-    let game = finished_game(
-        store,
-        GameKind::Fetlar,
-        Seat::User(store.user_by_name("bob").await.unwrap().unwrap().id),
-        Seat::Guest(guest.id.clone()),
-        false,
-        &recorded_moves(
-            GameKind::Fetlar,
-            "tafl/tests/data/fetlar_english_national_championship_2014_final.txt",
-        ),
-        Outcome::win(Player::Second, EndReason::Resignation),
-        T0 + 50_000,
-    )
-    .await;
+    let bob = store.user_by_name("bob").await.unwrap().unwrap().id;
+    let game = fetlar_final(store, &bob, &guest.id, EndReason::Resignation, T0 + 50_000).await;
     let mut sigrun = server.client();
     sigrun
         .cookies
