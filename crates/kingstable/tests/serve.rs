@@ -43,14 +43,27 @@ fn serve(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (Child, String) {
 
 /// A plain HTTP/1.1 GET; the status line and body.
 fn get(url: &str, path: &str) -> (String, String) {
+    request(url, "GET", path, None)
+}
+
+/// A plain HTTP/1.1 request, with a body of a content type if given; the status line and
+/// body.
+fn request(url: &str, method: &str, path: &str, body: Option<(&str, &str)>) -> (String, String) {
     let authority = url.trim_start_matches("http://").trim_end_matches('/');
     let mut stream = TcpStream::connect(authority).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
+    let content = body.map_or(String::new(), |(content_type, body)| {
+        format!(
+            "Content-Type: {content_type}\r\nContent-Length: {}\r\n",
+            body.len()
+        )
+    });
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {authority}\r\n{content}Connection: close\r\n\r\n{}",
+        body.map_or("", |(_, body)| body)
     )
     .unwrap();
     let mut response = String::new();
@@ -190,4 +203,60 @@ fn serve_refuses_bad_options() {
         assert!(!output.status.success(), "{args:?}");
         assert!(!output.stderr.is_empty(), "{args:?}: says why");
     }
+}
+
+/// A record imported into `kingstable serve` comes back as a download that the real
+/// `kingstable replay` replays to the same game and ending: a Copenhagen grandmaster game
+/// (OpenTafl record) and a Camelot world championship game (a WCF score, lost on time).
+#[cfg(unix)]
+#[test]
+fn serve_exports_records_that_kingstable_replay_accepts() {
+    let dir = temp_dir("archive");
+    let (child, url) = serve(&dir, &["--addr", "127.0.0.1:0"], &[]);
+    let data = |path: &str| {
+        std::fs::read_to_string(format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let camelot = data("camelot/tests/data/wcf_2009_wc_game5.txt") + "timeout\n";
+    for (kind, record, extension, plies, status, reason) in [
+        (
+            "copenhagen",
+            data("tafl/tests/data/millar_vs_schachus_2015.otg"),
+            "otg",
+            68,
+            "defenders_win",
+            "resignation",
+        ),
+        ("camelot", camelot, "txt", 31, "white_win", "timeout"),
+    ] {
+        let (status_line, body) = request(
+            &url,
+            "POST",
+            &format!("/api/import?kind={kind}"),
+            Some(("text/plain", &record)),
+        );
+        assert!(status_line.contains("201"), "{status_line}: {body}");
+        let id = body
+            .split('"')
+            .nth(3)
+            .unwrap_or_else(|| panic!("no id in {body}"))
+            .to_owned();
+        let (status_line, exported) = get(&url, &format!("/api/games/{id}/record"));
+        assert!(status_line.contains("200"), "{status_line}: {exported}");
+        let file = dir.join(format!("exported.{extension}"));
+        std::fs::write(&file, &exported).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_kingstable"))
+            .args(["replay", "--game", kind, "--json"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{stdout}\n{exported}");
+        let want = format!(
+            "\"plies\":{plies},\"status\":\"{status}\",\"reason\":\"{reason}\",\"error\":null"
+        );
+        assert!(stdout.contains(&want), "{stdout} lacks {want}\n{exported}");
+    }
+    let (status, stderr) = terminate(child);
+    assert!(status.success(), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

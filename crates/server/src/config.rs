@@ -82,6 +82,8 @@ pub struct RateLimits {
     pub guest: RateLimit,
     /// Challenges created per client address.
     pub challenge: RateLimit,
+    /// Records imported per client address.
+    pub import: RateLimit,
     /// Messages per WebSocket connection.
     pub socket_messages: RateLimit,
 }
@@ -94,6 +96,7 @@ impl Default for RateLimits {
             sign_up: RateLimit::new(10, Duration::from_secs(360)),
             guest: RateLimit::new(30, Duration::from_secs(20)),
             challenge: RateLimit::new(20, Duration::from_secs(3)),
+            import: RateLimit::new(20, Duration::from_secs(30)),
             socket_messages: RateLimit::new(60, Duration::from_millis(50)),
         }
     }

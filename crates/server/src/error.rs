@@ -40,6 +40,8 @@ pub enum ErrorCode {
     InvalidPassword,
     /// Someone already has this username.
     UsernameTaken,
+    /// A record to import does not read or replay, or does not say how the game ended.
+    InvalidRecord,
     /// The database cannot be reached (from `/health`).
     DatabaseUnavailable,
     /// The request is understood but not allowed for this player (not their game).
@@ -53,7 +55,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidJson,
         ErrorCode::UnsupportedMediaType,
@@ -67,6 +69,7 @@ impl ErrorCode {
         ErrorCode::InvalidUsername,
         ErrorCode::InvalidPassword,
         ErrorCode::UsernameTaken,
+        ErrorCode::InvalidRecord,
         ErrorCode::DatabaseUnavailable,
         ErrorCode::Forbidden,
         ErrorCode::Conflict,
@@ -90,6 +93,7 @@ impl ErrorCode {
             ErrorCode::InvalidUsername => "invalid_username",
             ErrorCode::InvalidPassword => "invalid_password",
             ErrorCode::UsernameTaken => "username_taken",
+            ErrorCode::InvalidRecord => "invalid_record",
             ErrorCode::DatabaseUnavailable => "database_unavailable",
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::Conflict => "conflict",
@@ -102,7 +106,7 @@ impl ErrorCode {
     pub const fn status(self) -> StatusCode {
         match self {
             ErrorCode::BadRequest | ErrorCode::InvalidJson => StatusCode::BAD_REQUEST,
-            ErrorCode::InvalidUsername | ErrorCode::InvalidPassword => {
+            ErrorCode::InvalidUsername | ErrorCode::InvalidPassword | ErrorCode::InvalidRecord => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -44,6 +44,8 @@ pub struct Limiters {
     pub guest: DefaultKeyedRateLimiter<IpAddr>,
     /// New challenges per client address.
     pub challenge: DefaultKeyedRateLimiter<IpAddr>,
+    /// Records imported per client address.
+    pub import: DefaultKeyedRateLimiter<IpAddr>,
     socket_messages: Quota,
 }
 
@@ -57,6 +59,7 @@ impl Limiters {
             sign_up: RateLimiter::keyed(quota(limits.sign_up)),
             guest: RateLimiter::keyed(quota(limits.guest)),
             challenge: RateLimiter::keyed(quota(limits.challenge)),
+            import: RateLimiter::keyed(quota(limits.import)),
             socket_messages: quota(limits.socket_messages),
         }
     }
@@ -74,6 +77,7 @@ impl Limiters {
         self.sign_up.retain_recent();
         self.guest.retain_recent();
         self.challenge.retain_recent();
+        self.import.retain_recent();
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod account;
 mod analysis;
+mod archive;
 mod games;
 mod ops;
 mod players;
@@ -51,6 +52,10 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("GET", "/ws/lobby"),
     ("POST", "/api/position"),
     ("GET", "/ws/analysis"),
+    ("GET", "/api/archive"),
+    ("GET", "/api/archive/{id}"),
+    ("GET", "/api/games/{id}/record"),
+    ("POST", "/api/import"),
 ];
 
 /// The whole application: the API, `/health`, `/metrics`, and the web client for every
@@ -83,6 +88,10 @@ pub fn router(state: AppState) -> Router {
         .route("/ws/lobby", get(games::lobby_socket))
         .route("/api/position", post(analysis::position))
         .route("/ws/analysis", get(analysis::socket))
+        .route("/api/archive", get(archive::list))
+        .route("/api/archive/{id}", get(archive::game))
+        .route("/api/games/{id}/record", get(archive::download))
+        .route("/api/import", post(archive::import))
         .route("/api/{*rest}", any(api_not_found))
         .route("/health", get(ops::health))
         .route("/metrics", get(ops::metrics))

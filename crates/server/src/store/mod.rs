@@ -9,6 +9,7 @@
 //! SQLite runs with one connection in WAL mode: SQLite has one writer at a time anyway,
 //! and a single connection never fails a transaction with "database is locked".
 
+mod archive;
 mod challenges;
 mod games;
 mod players;
@@ -23,6 +24,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
 
+pub use archive::{ArchiveFilter, ArchivePage, ArchivedGame, ImportedGame};
 pub use challenges::{Challenge, ChallengeSide, ChallengeStatus, NewChallenge};
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, Seat, SeatRecord, StoredMove, result_str,
@@ -34,11 +36,18 @@ pub use users::{Guest, User};
 use crate::config::{Backend, DatabaseUrl};
 
 /// The migrations, in order: (version, description, SQL). Embedded in the binary.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "initial",
-    include_str!("../../migrations/0001_initial.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "initial",
+        include_str!("../../migrations/0001_initial.sql"),
+    ),
+    (
+        2,
+        "archive",
+        include_str!("../../migrations/0002_archive.sql"),
+    ),
+];
 
 /// Why a storage operation failed.
 #[derive(Debug, thiserror::Error)]

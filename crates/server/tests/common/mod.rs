@@ -123,6 +123,18 @@ impl TestServer {
         }
     }
 
+    /// Signs `name` up (password `long password`) and returns the new user's id.
+    pub async fn new_user(&self, name: &str) -> String {
+        self.client().sign_up(name, "long password").await;
+        self.state
+            .store
+            .user_by_name(name)
+            .await
+            .expect("user read")
+            .expect("user stored")
+            .id
+    }
+
     /// A new client (a browser with no cookies) for this server.
     pub fn client(&self) -> Client {
         Client::new(&self.base)
