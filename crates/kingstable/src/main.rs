@@ -382,7 +382,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 verbose,
                 resume,
             };
-            with_game!(AnyGame::start(game), start => matches::run(&config, &start))?;
+            let summary = with_game!(AnyGame::start(game), start => matches::run(&config, &start))?;
+            if !summary.failures.is_empty() {
+                // Listed apart in the summary; the match did not go as it should.
+                return Ok(ExitCode::from(1));
+            }
         }
         Command::Analyze {
             position,

@@ -129,3 +129,34 @@ fn an_engine_that_cannot_start_is_said_once() {
     assert!(!reason.is_empty());
     assert_eq!(chain.matches(reason).count(), 1, "{chain}");
 }
+
+#[test]
+fn a_match_with_an_engine_that_cannot_start_fails_at_once() {
+    for spec in ["ugi:/nonexistent/engine", "otep:/nonexistent/engine"] {
+        let out = kingstable(&[
+            "match",
+            "--game",
+            "fetlar",
+            "--engine1",
+            spec,
+            "--engine2",
+            "level:1",
+            "--games",
+            "4",
+            "--movetime",
+            "100ms",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{spec}: {out:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.starts_with("kingstable: game 1: "), "{stderr}");
+        assert!(stderr.contains("failed to start"), "{stderr}");
+        assert!(stderr.contains("/nonexistent/engine"), "{stderr}");
+        // Said once: no "cannot start X: cannot start X".
+        assert_eq!(stderr.matches("cannot start").count(), 1, "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            !text(&out.stdout).contains("final score"),
+            "no games were scored"
+        );
+    }
+}

@@ -190,10 +190,10 @@ pub fn play_game<G: Board>(
         match player.new_game(&start, &opening_moves) {
             Ok(()) => {}
             Err(PlayerError::Refused(reason)) => report.refusal = Some(reason),
+            // An engine that cannot start (or has died since the last game) ends the
+            // match: no game it would lose by default is worth scoring.
             Err(PlayerError::Failed(err)) => {
-                outcome = Some(Outcome::loss(Side::BOTH[i], EndReason::Resignation));
-                report.note = format!("{} failed to start: {err:#}", names[i]);
-                report.failure = Some(report.note.clone());
+                bail!("game {}: {} failed to start: {err:#}", index + 1, names[i]);
             }
         }
     }

@@ -45,8 +45,8 @@ impl UgiPlayer {
         if self.client.is_none() {
             let mut words = self.command.split_whitespace();
             let program = words.next().context("ugi: empty command")?;
-            let mut client = UgiClient::spawn(program, words)
-                .with_context(|| format!("cannot start {:?}", self.command))?;
+            // The client's error names the program and why it did not start.
+            let mut client = UgiClient::spawn(program, words)?;
             let id = client.handshake(QUICK)?;
             if let Some(name) = &id.name {
                 self.name = name.clone();
