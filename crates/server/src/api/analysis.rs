@@ -15,7 +15,7 @@ use games::{AnyGame, BoardView, MoveInfo};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use super::games::SOCKET_MESSAGE_LIMIT;
+use super::games::{SOCKET_MESSAGE_LIMIT, send};
 use super::{ApiJson, json_with};
 use crate::error::{ApiError, ErrorCode};
 use crate::live::PlayedView;
@@ -175,13 +175,6 @@ pub async fn socket(
     Ok(upgrade
         .max_message_size(SOCKET_MESSAGE_LIMIT * 4)
         .on_upgrade(move |socket| serve(state, socket)))
-}
-
-async fn send(socket: &mut WebSocket, reply: &Reply) -> bool {
-    let Ok(text) = serde_json::to_string(reply) else {
-        return false;
-    };
-    socket.send(Message::Text(text.into())).await.is_ok()
 }
 
 async fn serve(state: AppState, mut socket: WebSocket) {

@@ -72,6 +72,14 @@ async fn player_seat(
     }
 }
 
+/// `body` with the guest cookie made for the request, if one was.
+fn with_cookie(cookie: Option<(HeaderName, HeaderValue)>, body: Response) -> Response {
+    match cookie {
+        Some(cookie) => ([cookie], body).into_response(),
+        None => body,
+    }
+}
+
 fn refusal_error(refusal: Refusal) -> ApiError {
     let code = match refusal.code {
         SocketError::NotAPlayer => ErrorCode::Forbidden,
@@ -215,10 +223,7 @@ pub async fn create(
         id: record.id,
     };
     let body = json_with(StatusCode::CREATED, &created);
-    Ok(match cookie {
-        Some(cookie) => ([cookie], body).into_response(),
-        None => body,
-    })
+    Ok(with_cookie(cookie, body))
 }
 
 /// The query of `GET /api/games`.
@@ -274,10 +279,7 @@ pub async fn join(
     let (seat, ident, cookie) = player_seat(&state, &viewer, ip).await?;
     let side = handle.join(ident, seat).await.map_err(refusal_error)?;
     let body = json_with(StatusCode::OK, &serde_json::json!({ "side": side }));
-    Ok(match cookie {
-        Some(cookie) => ([cookie], body).into_response(),
-        None => body,
-    })
+    Ok(with_cookie(cookie, body))
 }
 
 /// `POST /api/games/{id}/rematch`: ask for a rematch (sides swapped); the new game's id
@@ -393,10 +395,7 @@ pub async fn create_challenge(
         StatusCode::CREATED,
         &serde_json::json!({ "id": challenge.id }),
     );
-    Ok(match cookie {
-        Some(cookie) => ([cookie], body).into_response(),
-        None => body,
-    })
+    Ok(with_cookie(cookie, body))
 }
 
 /// `GET /api/challenges`: the open challenges, newest first.
@@ -480,10 +479,7 @@ pub async fn accept_challenge(
         .map_err(|e| setup_error(&e))?;
     announce_challenges(&state).await;
     let body = json_with(StatusCode::OK, &serde_json::json!({ "game_id": game_id }));
-    Ok(match cookie {
-        Some(cookie) => ([cookie], body).into_response(),
-        None => body,
-    })
+    Ok(with_cookie(cookie, body))
 }
 
 /// `DELETE /api/challenges/{id}`: withdraw one's own challenge.
@@ -521,7 +517,8 @@ pub async fn game_socket(
         .on_upgrade(move |socket| serve_game(state, id, ident, socket)))
 }
 
-async fn send(socket: &mut WebSocket, message: &ServerMessage) -> bool {
+/// Sends `message` as JSON text; false when the socket is gone.
+pub(super) async fn send<T: Serialize>(socket: &mut WebSocket, message: &T) -> bool {
     let text = match serde_json::to_string(message) {
         Ok(text) => text,
         Err(error) => {
@@ -554,13 +551,13 @@ async fn serve_game(state: AppState, id: String, ident: Ident, mut socket: WebSo
                     Message::Ping(_) | Message::Pong(_) => continue,
                     Message::Binary(_) => {
                         let refusal = Refusal::new(SocketError::BadMessage, "messages are JSON text");
-                        if !send(&mut socket, &refusal.into()).await { break }
+                        if !send(&mut socket, &ServerMessage::from(refusal)).await { break }
                         continue;
                     }
                 };
                 if check_direct(&limiter).is_err() {
                     let refusal = Refusal::new(SocketError::RateLimited, "too many messages: slow down");
-                    if !send(&mut socket, &refusal.into()).await { break }
+                    if !send(&mut socket, &ServerMessage::from(refusal)).await { break }
                     continue;
                 }
                 let reply = match serde_json::from_str::<ClientMessage>(&text) {
@@ -677,7 +674,7 @@ async fn serve_lobby(state: AppState, mut socket: WebSocket) {
     });
     let mut open = true;
     for message in &first {
-        open = open && send_lobby(&mut socket, message).await;
+        open = open && send(&mut socket, message).await;
     }
     while open {
         tokio::select! {
@@ -692,21 +689,14 @@ async fn serve_lobby(state: AppState, mut socket: WebSocket) {
                 }
             }
             update = updates.recv() => match update {
-                Ok(message) => open = send_lobby(&mut socket, &message).await,
+                Ok(message) => open = send(&mut socket, &message).await,
                 Err(RecvError::Lagged(_)) => {
                     let message = LobbyMessage::LiveGames { games: state.live.live_games() };
-                    open = send_lobby(&mut socket, &message).await;
+                    open = send(&mut socket, &message).await;
                 }
                 Err(RecvError::Closed) => break,
             },
         }
     }
     state.metrics.sockets.dec();
-}
-
-async fn send_lobby(socket: &mut WebSocket, message: &LobbyMessage) -> bool {
-    let Ok(text) = serde_json::to_string(message) else {
-        return false;
-    };
-    socket.send(Message::Text(text.into())).await.is_ok()
 }
