@@ -551,3 +551,84 @@ async fn a_server_killed_mid_game_loses_nothing(db: Database) {
     child.wait().unwrap();
 }
 both!(killed, a_server_killed_mid_game_loses_nothing);
+
+/// The load measurement of the server issue: 50 games against the AI (level 6, whose
+/// opponents answer at once, so the AI pool never idles) while two people play each
+/// other; prints the people's move round trip (move sent → their own `events` back).
+/// Run it by hand: `cargo test --release -p server --test live -- --ignored load --nocapture`.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a measurement, not a check: run by hand"]
+async fn load_50_ai_games_and_two_people() {
+    let db = Database::fresh(common::Db::Sqlite).await.unwrap();
+    let mut config = test_config(&db);
+    // All from one address here: more new games and guests than one person may make.
+    config.limits.challenge = server::RateLimit::new(100, Duration::from_millis(10));
+    config.limits.guest = server::RateLimit::new(100, Duration::from_millis(10));
+    let server = TestServer::start(config).await;
+    let mut bots = Vec::new();
+    for i in 0..50 {
+        let mut client = server.client();
+        let kind = ["fetlar", "copenhagen", "camelot"][i % 3];
+        let created = client
+            .post(
+                "/api/games",
+                json!({"kind": kind, "opponent": {"ai": 6}, "side": "second", "time_control": "untimed"}),
+            )
+            .await;
+        let id = created.json()["id"].as_str().unwrap().to_owned();
+        let mut socket = Socket::open(&server, &client, &id).await;
+        bots.push(tokio::spawn(async move {
+            // Answer every AI move at once with the first legal move, until the game ends.
+            loop {
+                let state = socket.state().await;
+                if state["status"] != "ongoing" {
+                    return;
+                }
+                if let Some(mv) = state["legal_moves"][0]["text"].as_str() {
+                    let rev = socket.rev;
+                    socket
+                        .send(json!({"t": "move", "rev": rev, "move": mv}))
+                        .await;
+                }
+                socket.until("events").await;
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (mut a, mut b) = (server.client(), server.client());
+    let id = friend_game(&mut a, &mut b, "copenhagen", "untimed").await;
+    let mut players = [
+        Socket::open(&server, &a, &id).await,
+        Socket::open(&server, &b, &id).await,
+    ];
+    let mut times = Vec::new();
+    for ply in 0..40 {
+        let mover = ply % 2;
+        let state = players[mover].state().await;
+        if state["status"] != "ongoing" {
+            break;
+        }
+        let mv = state["legal_moves"][0]["text"].as_str().unwrap().to_owned();
+        let rev = players[mover].rev;
+        let sent = std::time::Instant::now();
+        players[mover]
+            .send(json!({"t": "move", "rev": rev, "move": mv}))
+            .await;
+        players[mover].until("events").await;
+        times.push(sent.elapsed());
+        players[1 - mover].until("events").await;
+    }
+    times.sort();
+    let queue = server.state.metrics.ai_queue.get();
+    println!(
+        "two people, {} moves while 50 AI games ran (AI queue {queue}): median {:?}, p99 {:?}, max {:?}",
+        times.len(),
+        times[times.len() / 2],
+        times[times.len() * 99 / 100],
+        times[times.len() - 1]
+    );
+    for bot in bots {
+        bot.abort();
+    }
+    server.stop().await;
+}
