@@ -47,9 +47,16 @@ impl Socket {
     }
 
     async fn open_at(addr: std::net::SocketAddr, base: &str, client: &Client, id: &str) -> Socket {
-        let mut request = format!("ws://{addr}/ws/game/{id}")
-            .into_client_request()
-            .unwrap();
+        Socket::open_path(addr, base, client, &format!("/ws/game/{id}")).await
+    }
+
+    async fn open_path(
+        addr: std::net::SocketAddr,
+        base: &str,
+        client: &Client,
+        path: &str,
+    ) -> Socket {
+        let mut request = format!("ws://{addr}{path}").into_client_request().unwrap();
         request
             .headers_mut()
             .insert("origin", base.parse().unwrap());
@@ -632,3 +639,77 @@ async fn load_50_ai_games_and_two_people() {
     }
     server.stop().await;
 }
+
+async fn analysis_and_review(db: Database) {
+    let server = start(&db).await;
+    let (mut a, mut b) = (server.client(), server.client());
+    // The board of any line, with its legal moves; a bad move is named.
+    let position = a
+        .post(
+            "/api/position",
+            json!({"kind": "camelot", "position": "", "moves": ["D6-F8", "H11-F9"]}),
+        )
+        .await;
+    assert_eq!(position.status, StatusCode::OK, "{}", position.text);
+    assert_eq!(position.json()["moves"].as_array().unwrap().len(), 2);
+    assert!(
+        !position.json()["legal_moves"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let bad = a
+        .post(
+            "/api/position",
+            json!({"kind": "fetlar", "moves": ["d1-d3", "d3-d1"]}),
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.text.contains("move 2 (d3-d1)"), "{}", bad.text);
+
+    // The engine on a position: depths, then the best move.
+    let mut engine = Socket::open_path(server.addr, &server.base, &a, "/ws/analysis").await;
+    engine
+        .send(json!({"t": "analyze", "kind": "copenhagen", "moves": ["d1-d3"], "time_ms": 400}))
+        .await;
+    let info = engine.until("info").await;
+    assert!(info["depth"].as_u64().unwrap() >= 1, "{info}");
+    assert!(info["score"].is_object(), "{info}");
+    let done = engine.until("done").await;
+    assert!(done["best"].is_string(), "{done}");
+    engine
+        .send(json!({"t": "analyze", "kind": "fetlar", "position": "nonsense"}))
+        .await;
+    assert_eq!(engine.until("error").await["code"], "bad_position");
+
+    // A finished game's review: every move, with the evaluation for the first player.
+    let id = friend_game(&mut a, &mut b, "copenhagen", "untimed").await;
+    let mut players = [
+        Socket::open(&server, &a, &id).await,
+        Socket::open(&server, &b, &id).await,
+    ];
+    let mut spectator = Socket::open(&server, &server.client(), &id).await;
+    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
+        socket.state().await;
+    }
+    let moves: Vec<String> = COPENHAGEN_60.split(' ').map(str::to_owned).collect();
+    play_through(&mut players, &mut spectator, &moves).await;
+    engine
+        .send(json!({"t": "review", "game": id, "time_ms_per_ply": 50}))
+        .await;
+    let mut plies = Vec::new();
+    loop {
+        let message = engine.next().await;
+        match message["t"].as_str() {
+            Some("review_ply") => plies.push(message),
+            Some("review_done") => break,
+            _ => {}
+        }
+    }
+    assert_eq!(plies.len(), moves.len());
+    // The last move escaped to a corner: the defenders (second) have won.
+    let last = &plies[moves.len() - 1];
+    assert!(last["score"]["loss_in"].is_number(), "{last}");
+    server.stop().await;
+}
+both!(analysis, analysis_and_review);

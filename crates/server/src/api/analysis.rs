@@ -28,6 +28,16 @@ pub const MAX_ANALYSIS: Duration = Duration::from_secs(60);
 const MAX_LINE: usize = 1000;
 /// Hash table of one analysis, in MiB.
 const HASH_MB: usize = 32;
+/// Search time per position of a review, unless asked otherwise.
+const REVIEW_PER_PLY: Duration = Duration::from_millis(300);
+/// The most a review may take per position.
+const MAX_REVIEW_PER_PLY: Duration = Duration::from_secs(2);
+/// Most plies a review looks at.
+const MAX_REVIEW_PLIES: usize = 400;
+/// A move that loses this much (in the engine's units, from the mover's side) is a
+/// mistake; twice as much with a margin, a blunder.
+const MISTAKE: i32 = 100;
+const BLUNDER: i32 = 300;
 
 /// The body of `POST /api/position`.
 #[derive(Debug, Deserialize)]
@@ -113,6 +123,12 @@ enum Request {
         #[serde(default)]
         time_ms: Option<u64>,
     },
+    /// A computer review of a game: every position searched for `time_ms_per_ply`.
+    Review {
+        game: String,
+        #[serde(default)]
+        time_ms_per_ply: Option<u64>,
+    },
     /// Stop the analysis (it answers `done` with what it has).
     Stop,
     /// Keep the connection open.
@@ -157,6 +173,16 @@ enum Reply {
     Done {
         best: Option<String>,
     },
+    /// A reviewed move: the evaluation after it for the first player, the best move in
+    /// the position before it, and `mistake` or `blunder` when it lost that much.
+    ReviewPly {
+        ply: usize,
+        score: ScoreView,
+        best: Option<String>,
+        class: Option<&'static str>,
+    },
+    /// The review is complete (or was stopped).
+    ReviewDone,
     /// A refused message.
     Error {
         code: &'static str,
@@ -187,7 +213,7 @@ async fn serve(state: AppState, mut socket: WebSocket) {
             () = state.shutdown.cancelled() => break,
             reply = replies.recv() => {
                 let Some(reply) = reply else { break };
-                if matches!(reply, Reply::Done { .. }) {
+                if matches!(reply, Reply::Done { .. } | Reply::ReviewDone) {
                     running = None;
                 }
                 if !send(&mut socket, &reply).await { break }
@@ -210,6 +236,17 @@ async fn serve(state: AppState, mut socket: WebSocket) {
                         if let Some(stop) = &running { stop.store(true, Ordering::Relaxed) }
                         None
                     }
+                    Ok(Request::Review { game, time_ms_per_ply }) => match reviewed_game(&state, &game).await {
+                        Err(why) => Some(Reply::Error { code: "bad_game", message: why }),
+                        Ok(game) => {
+                            if let Some(stop) = running.take() { stop.store(true, Ordering::Relaxed) }
+                            let stop = Arc::new(AtomicBool::new(false));
+                            running = Some(Arc::clone(&stop));
+                            let per_ply = time_ms_per_ply.map_or(REVIEW_PER_PLY, Duration::from_millis).min(MAX_REVIEW_PER_PLY);
+                            start_review(&state, game, per_ply, stop, sender.clone());
+                            None
+                        }
+                    },
                     Ok(Request::Analyze { kind, position, moves, time_ms }) => match line(kind, &position, &moves) {
                         Err(why) => Some(Reply::Error { code: "bad_position", message: why }),
                         Ok((game, _)) => {
@@ -284,4 +321,127 @@ fn think<G: EngineGame>(
     });
     let best = answer.best_move.map(|mv| game.format_move(mv));
     let _ = replies.blocking_send(Reply::Done { best });
+}
+
+/// The game `id` (live or finished) rebuilt from its start and moves.
+async fn reviewed_game(state: &AppState, id: &str) -> Result<AnyGame, String> {
+    let ident = crate::live::Ident::default();
+    let view = match state.live.handle(id) {
+        Some(handle) => handle.view(ident.clone()).await,
+        None => None,
+    };
+    let view = match view {
+        Some(view) => view,
+        None => crate::live::stored_view(state, id, &ident)
+            .await
+            .map_err(|_| "the game cannot be read now".to_owned())?
+            .ok_or_else(|| "no such game".to_owned())?,
+    };
+    let moves: Vec<String> = view.moves.iter().map(|m| m.info.text.clone()).collect();
+    if moves.len() > MAX_REVIEW_PLIES {
+        return Err(format!("a review covers at most {MAX_REVIEW_PLIES} plies"));
+    }
+    line(view.kind, &view.start_position, &moves).map(|(game, _)| game)
+}
+
+fn start_review(
+    state: &AppState,
+    game: AnyGame,
+    per_ply: Duration,
+    stop: Arc<AtomicBool>,
+    replies: mpsc::Sender<Reply>,
+) {
+    let permits = state.ai.permits();
+    state.tasks.spawn(async move {
+        let Ok(permit) = permits.acquire_owned().await else {
+            return;
+        };
+        let done = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            match &game {
+                AnyGame::Tafl(g) => {
+                    review(g, &g.moves().collect::<Vec<_>>(), per_ply, &stop, &replies)
+                }
+                AnyGame::Camelot(g) => {
+                    review(g, &g.moves().collect::<Vec<_>>(), per_ply, &stop, &replies)
+                }
+            }
+            let _ = replies.blocking_send(Reply::ReviewDone);
+        })
+        .await;
+        if let Err(error) = done {
+            tracing::error!(%error, "a review failed");
+        }
+    });
+}
+
+/// A score as a number for comparing moves (decisive scores as large ones).
+fn units(score: Score) -> i32 {
+    match score.plies_to_end() {
+        Some(plies) if score.0 > 0 => 10_000 - plies,
+        Some(plies) => -10_000 + plies,
+        None => score.0,
+    }
+}
+
+/// Searches every position of `game`'s moves (from its start) and reports each move.
+fn review<G: EngineGame>(
+    game: &G,
+    moves: &[G::Move],
+    per_ply: Duration,
+    stop: &AtomicBool,
+    replies: &mpsc::Sender<Reply>,
+) {
+    let mut board = game.clone();
+    for _ in moves {
+        board.undo();
+    }
+    let mut engine = DefaultEngine::<G>::default();
+    engine.set_hash_mb(HASH_MB);
+    engine.set_threads(1);
+    let limits = Limits::move_time(per_ply);
+    // The score for the side to move, and the best move, of each position.
+    let search = |position: &G| -> (Score, Option<String>) {
+        if let Some(outcome) = position.outcome() {
+            return (Score::of_outcome(outcome, position.to_move(), 0), None);
+        }
+        let answer = engine.answer(position, &limits, stop, |_| {});
+        (
+            answer.score,
+            answer.best_move.map(|mv| position.format_move(mv)),
+        )
+    };
+    let (mut before, mut best_before) = search(&board);
+    for (i, &mv) in moves.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        board.play(mv);
+        let (after, best_after) = search(&board);
+        // From the mover's side: what the position was worth, and what it is now.
+        let lost = units(before) - units(after.flip());
+        let class = if lost >= BLUNDER {
+            Some("blunder")
+        } else if lost >= MISTAKE {
+            Some("mistake")
+        } else {
+            None
+        };
+        let for_first = if board.to_move() == game::Player::First {
+            after
+        } else {
+            after.flip()
+        };
+        let reply = Reply::ReviewPly {
+            ply: i + 1,
+            score: for_first.into(),
+            best: best_before.clone(),
+            class,
+        };
+        if replies.blocking_send(reply).is_err() {
+            return;
+        }
+        before = after;
+        best_before = best_after;
+    }
 }
