@@ -64,6 +64,8 @@ struct Current {
     losses: i64,
     draws: i64,
     revision: i64,
+    /// When it last changed: a later change is never recorded as earlier.
+    updated_at: i64,
 }
 
 async fn current(
@@ -72,8 +74,8 @@ async fn current(
     kind: GameKind,
 ) -> Result<Option<Current>, StoreError> {
     let row = sqlx::query(
-        "SELECT rating, deviation, volatility, wins, losses, draws, revision, games FROM ratings \
-         WHERE user_id = $1 AND kind = $2",
+        "SELECT rating, deviation, volatility, wins, losses, draws, revision, games, updated_at \
+         FROM ratings WHERE user_id = $1 AND kind = $2",
     )
     .bind(user_id)
     .bind(kind.as_str())
@@ -91,6 +93,7 @@ async fn current(
             draws: row.try_get(5)?,
             revision: row.try_get(6)?,
             games: row.try_get(7)?,
+            updated_at: row.try_get(8)?,
         })
     })
     .transpose()
@@ -125,6 +128,9 @@ pub(super) async fn apply_game_ratings(
         };
         let new = after[index];
         let game_number = stored.as_ref().map_or(1, |c| c.games + 1);
+        // Games finishing at once are rated one after another; the history's time must
+        // follow that order (a clock read before the transaction may not).
+        let at = stored.as_ref().map_or(now, |c| now.max(c.updated_at));
         let written = match stored {
             Some(c) => {
                 sqlx::query(
@@ -141,7 +147,7 @@ pub(super) async fn apply_game_ratings(
                 .bind(c.wins + win)
                 .bind(c.losses + loss)
                 .bind(c.draws + draw)
-                .bind(now)
+                .bind(at)
                 .bind(c.revision)
                 .execute(&mut **tx)
                 .await?
@@ -161,7 +167,7 @@ pub(super) async fn apply_game_ratings(
                 .bind(win)
                 .bind(loss)
                 .bind(draw)
-                .bind(now)
+                .bind(at)
                 .execute(&mut **tx)
                 .await?
             }
@@ -180,7 +186,7 @@ pub(super) async fn apply_game_ratings(
         .bind(new.rating)
         .bind(new.deviation)
         .bind(new.volatility)
-        .bind(now)
+        .bind(at)
         .execute(&mut **tx)
         .await?;
     }
