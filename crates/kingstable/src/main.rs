@@ -3,7 +3,6 @@
 mod clock;
 mod commands;
 mod duration;
-mod matches;
 mod play;
 mod threads;
 
@@ -355,20 +354,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             resume,
         } => {
             let control = match (movetime, tc, depth) {
-                (Some(time), _, _) => matches::player::Limit::MoveTime(time),
-                (None, Some(tc), _) => matches::player::Limit::Clock(tc),
-                (None, None, Some(depth)) => matches::player::Limit::Depth(depth),
-                (None, None, None) => {
-                    matches::player::Limit::MoveTime(std::time::Duration::from_secs(1))
-                }
+                (Some(time), _, _) => arena::Limit::MoveTime(time),
+                (None, Some(tc), _) => arena::Limit::Clock(tc),
+                (None, None, Some(depth)) => arena::Limit::Depth(depth),
+                (None, None, None) => arena::Limit::MoveTime(std::time::Duration::from_secs(1)),
             };
             let openings_text = match &openings {
                 Some(path) => std::fs::read_to_string(path)
                     .with_context(|| format!("cannot read {}", path.display()))?,
-                None => matches::builtin_openings(game).to_owned(),
+                None => arena::builtin_openings(game).to_owned(),
             };
-            let openings = matches::parse_openings(game, &openings_text)?;
-            let config = matches::MatchConfig {
+            let openings = arena::parse_openings(game, &openings_text)?;
+            let config = arena::MatchConfig {
                 kind: game,
                 players: [engine1, engine2],
                 games,
@@ -379,10 +376,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 out,
                 threads,
                 concurrency,
-                verbose,
                 resume,
             };
-            let summary = with_game!(AnyGame::start(game), start => matches::run(&config, &start))?;
+            let summary = commands::matches::run(&config, verbose)?;
             if !summary.failures.is_empty() {
                 // Listed apart in the summary; the match did not go as it should.
                 return Ok(ExitCode::from(1));

@@ -1,6 +1,6 @@
 //! Messages as a user reads them: each said once, in English, on its own line.
 
-use protocol::client::UgiClient;
+use arena::client::UgiClient;
 
 mod common;
 use common::{kingstable, kingstable_with_input};

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use protocol::client::{ClientError, UgiClient};
+use arena::client::{ClientError, UgiClient};
 use protocol::ugi::{Go, Query};
 
 const WAIT: Duration = Duration::from_secs(60);

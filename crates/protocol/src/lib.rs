@@ -1,13 +1,11 @@
 //! Kingstable's engine protocols, as line-in, line-out state machines that tests drive
 //! without processes, plus the standard-input loop the `kingstable engine` command runs
-//! and a client that drives other engines:
+//! (the client side, which drives other engines, is the `arena` crate's):
 //!
 //! - [`ugi`]: the Universal Game Interface (UCI generalised to any game) for Fetlar,
 //!   Copenhagen and Camelot, with rules queries;
 //! - [`otep`]: the OpenTafl Engine Protocol for Fetlar and Copenhagen, so OpenTafl can
 //!   use the engine;
-//! - [`client`]: spawns a UGI engine process and talks to it with timeouts (for the
-//!   match runner).
 //!
 //! ```
 //! use protocol::{Output, Session, ugi::UgiSession};
@@ -25,7 +23,6 @@
 
 #![warn(missing_docs)]
 
-pub mod client;
 pub mod otep;
 mod output;
 mod search;

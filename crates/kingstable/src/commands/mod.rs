@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod bench;
 pub mod convert;
 pub mod engine;
+pub mod matches;
 pub mod moves;
 pub mod perft;
 pub mod replay;

@@ -601,7 +601,7 @@ impl Session {
         let limits = match self.options.clock {
             // Days per move are no time to search: the AI thinks as without a clock.
             TimeControl::Fischer { .. } => {
-                let clock = crate::clock::engine_clock(self.table.clocks(), now)?;
+                let clock = arena::engine_clock(self.table.clocks(), now)?;
                 let limits = Limits::clock(clock);
                 match think {
                     Some(think) => limits.with_move_time(think),

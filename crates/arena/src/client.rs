@@ -1,6 +1,7 @@
 //! The client side of UGI: spawn another engine (or another `kingstable engine`), talk
-//! to it line by line, and never wait on it forever. The match runner drives external
-//! engines with this.
+//! to it line by line, and never wait on it forever. The match runner's UGI contestant
+//! ([`crate::ugi`]) drives external engines with this; it starts and reads them as every
+//! other driver does ([`crate::process`]).
 //!
 //! Every call that waits takes a timeout. Commands that UGI does not acknowledge
 //! (`setoption`, `position`, `uginewgame`) are followed by `isready`, so a refusal (an
@@ -9,7 +10,7 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use protocol::client::UgiClient;
+//! use arena::client::UgiClient;
 //! use protocol::ugi::Go;
 //!
 //! let wait = Duration::from_secs(5);
@@ -21,17 +22,18 @@
 //! let reply = engine.go(&Go::movetime(Duration::from_millis(500)), wait)?;
 //! println!("{:?}", reply.bestmove);
 //! engine.quit(wait)?;
-//! # Ok::<(), protocol::client::ClientError>(())
+//! # Ok::<(), arena::client::ClientError>(())
 //! ```
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
-use std::io::{self, BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::io;
+use std::process::{ChildStdin, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::ugi::{Go, Query};
+use protocol::ugi::{Go, Query};
+
+use crate::process::{LineError, Lines, Process, SpawnError, send_line};
 
 /// Why talking to an engine failed. The messages name the underlying IO error
 /// themselves, so it is not also given as a source (printing the chain would repeat it).
@@ -111,7 +113,7 @@ impl InfoLine {
     /// Reads an `info` line (not `info string`); unknown fields are skipped.
     ///
     /// ```
-    /// use protocol::client::{InfoLine, UgiScore};
+    /// use arena::client::{InfoLine, UgiScore};
     /// let info = InfoLine::parse("info depth 3 seldepth 5 score mate -2 nodes 900 time 4 pv d1-d3 e5-e2").unwrap();
     /// assert_eq!(info.score, Some(UgiScore::Mate(-2)));
     /// assert_eq!(info.pv, ["d1-d3", "e5-e2"]);
@@ -165,9 +167,9 @@ const TRANSCRIPT: usize = 200;
 
 /// A running UGI engine process.
 pub struct UgiClient {
-    child: Child,
+    process: Process,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    lines: Lines,
     /// Lines read but not yet used: a wait that timed out puts back what it read.
     backlog: VecDeque<String>,
     transcript: VecDeque<String>,
@@ -177,7 +179,7 @@ pub struct UgiClient {
 impl std::fmt::Debug for UgiClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UgiClient")
-            .field("pid", &self.child.id())
+            .field("pid", &self.process.id())
             .field("id", &self.id)
             .finish_non_exhaustive()
     }
@@ -198,44 +200,15 @@ impl UgiClient {
     /// Starts `command` (its standard input and output are taken over; standard error
     /// is left as the command says).
     pub fn from_command(mut command: Command) -> Result<UgiClient, ClientError> {
-        let program = command.get_program().to_string_lossy().into_owned();
-        let spawn_error = |reason| ClientError::Spawn {
-            program: program.clone(),
-            reason,
-        };
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(spawn_error)?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(spawn_error(io::Error::other("no pipes to the engine")));
-        };
-        let (tx, lines) = channel();
-        std::thread::Builder::new()
-            .name("ugi-client-reader".into())
-            .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                let mut buf = Vec::new();
-                loop {
-                    buf.clear();
-                    match reader.read_until(b'\n', &mut buf) {
-                        Ok(0) | Err(_) => return,
-                        Ok(_) => {
-                            let line = String::from_utf8_lossy(&buf);
-                            let line = line.trim_end_matches(['\n', '\r']).to_owned();
-                            if tx.send(line).is_err() {
-                                return;
-                            }
-                        }
-                    }
-                }
-            })
-            .map_err(spawn_error)?;
+        let (process, stdin, lines) = Process::piped(&mut command).map_err(|err| match err {
+            SpawnError::Start { program, reason } => ClientError::Spawn { program, reason },
+            SpawnError::Empty => ClientError::Spawn {
+                program: String::new(),
+                reason: io::Error::other("no program"),
+            },
+        })?;
         Ok(UgiClient {
-            child,
+            process,
             stdin,
             lines,
             backlog: VecDeque::new(),
@@ -266,9 +239,7 @@ impl UgiClient {
     /// Sends one line.
     pub fn send(&mut self, line: &str) -> Result<(), ClientError> {
         self.note(format!("> {line}"));
-        writeln!(self.stdin, "{line}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(ClientError::Write)
+        send_line(&mut self.stdin, line).map_err(ClientError::Write)
     }
 
     /// The next line, waiting until `deadline`.
@@ -277,16 +248,16 @@ impl UgiClient {
             return Ok(line);
         }
         let left = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(left) {
+        match self.lines.next_before(deadline) {
             Ok(line) => {
                 self.note(format!("< {line}"));
                 Ok(line)
             }
-            Err(RecvTimeoutError::Timeout) => Err(ClientError::Timeout {
+            Err(LineError::Timeout) => Err(ClientError::Timeout {
                 waiting_for: waiting_for.to_owned(),
                 after: left,
             }),
-            Err(RecvTimeoutError::Disconnected) => Err(ClientError::Closed {
+            Err(LineError::Closed) => Err(ClientError::Closed {
                 waiting_for: waiting_for.to_owned(),
             }),
         }
@@ -465,31 +436,11 @@ impl UgiClient {
     pub fn quit(mut self, timeout: Duration) -> Result<ExitStatus, ClientError> {
         // An engine that has already gone cannot read it: that is fine.
         let _ = self.send("quit");
-        let deadline = Instant::now() + timeout;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return Ok(status),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    return Err(ClientError::Timeout {
-                        waiting_for: "exit after quit".into(),
-                        after: timeout,
-                    });
-                }
-            }
-        }
-    }
-}
-
-impl Drop for UgiClient {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
+        self.process
+            .wait_or_kill(timeout)
+            .ok_or_else(|| ClientError::Timeout {
+                waiting_for: "exit after quit".into(),
+                after: timeout,
+            })
     }
 }

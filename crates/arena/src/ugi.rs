@@ -1,17 +1,19 @@
 //! External engines speaking UGI (Kingstable's own protocol, `docs/PROTOCOL.md`), driven
-//! through `protocol::client`. Stateless: each move the engine gets the whole game as
+//! through [`crate::client`]. Stateless: each move the engine gets the whole game as
 //! `position startpos moves …`.
 
+use std::process::Stdio;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
 use engine::Clock;
 use game::GameKind;
-use protocol::client::UgiClient;
+use games::Board;
 use protocol::ugi::Go;
 
-use super::player::{Choice, Limit, Player, PlayerError};
-use games::Board;
+use crate::client::UgiClient;
+use crate::contestant::{Choice, Contestant, ContestantError, Limit};
+use crate::error::DriverError;
+use crate::process::command_line;
 
 /// How long the handshake and other quick commands may take.
 const QUICK: Duration = Duration::from_secs(30);
@@ -19,34 +21,33 @@ const QUICK: Duration = Duration::from_secs(30);
 const GRACE: Duration = Duration::from_secs(60);
 
 /// A program speaking UGI, started once and reused for every game.
-pub struct UgiPlayer {
+pub struct UgiContestant {
     command: String,
     kind: GameKind,
     client: Option<UgiClient>,
     name: String,
 }
 
-impl UgiPlayer {
-    /// A player that runs `command` (split on whitespace) for `kind`.
-    pub fn new(command: &str, kind: GameKind) -> Result<Self> {
-        let program = command
-            .split_whitespace()
-            .next()
-            .context("ugi: empty command")?;
-        Ok(UgiPlayer {
+impl UgiContestant {
+    /// A contestant that runs `command` (split on whitespace) for `kind`; the program
+    /// starts with the first game.
+    #[must_use]
+    pub fn new(command: &str, kind: GameKind) -> Self {
+        let program = command.split_whitespace().next().unwrap_or("ugi");
+        UgiContestant {
             command: command.to_owned(),
             kind,
             client: None,
             name: program.rsplit('/').next().unwrap_or(program).to_owned(),
-        })
+        }
     }
 
-    fn client(&mut self) -> Result<&mut UgiClient> {
+    fn client(&mut self) -> Result<&mut UgiClient, DriverError> {
         if self.client.is_none() {
-            let mut words = self.command.split_whitespace();
-            let program = words.next().context("ugi: empty command")?;
+            let mut command = command_line(&self.command, &[] as &[&str])?;
+            command.stderr(Stdio::null());
             // The client's error names the program and why it did not start.
-            let mut client = UgiClient::spawn(program, words)?;
+            let mut client = UgiClient::from_command(command)?;
             let id = client.handshake(QUICK)?;
             if let Some(name) = &id.name {
                 self.name = name.clone();
@@ -54,7 +55,7 @@ impl UgiPlayer {
             client.set_option("Variant", self.kind.as_str(), QUICK)?;
             self.client = Some(client);
         }
-        self.client.as_mut().context("ugi: not started")
+        Ok(self.client.as_mut().expect("started above"))
     }
 }
 
@@ -62,23 +63,22 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-impl<G: Board> Player<G> for UgiPlayer {
+impl<G: Board> Contestant<G> for UgiContestant {
     fn name(&self) -> String {
         self.name.clone()
     }
 
-    fn new_game(&mut self, start: &G, _opening: &[G::Move]) -> Result<(), PlayerError> {
+    fn new_game(&mut self, start: &G, _opening: &[G::Move]) -> Result<(), ContestantError> {
         if start.ply() != 0 {
-            return Err(PlayerError::Failed(anyhow::anyhow!(
-                "ugi: games must start from a fresh position"
-            )));
+            return Err(
+                DriverError::protocol("ugi", "games must start from a fresh position").into(),
+            );
         }
-        self.client()?
-            .new_game(QUICK)
-            .map_err(|e| PlayerError::Failed(e.into()))
+        self.client()?.new_game(QUICK).map_err(DriverError::from)?;
+        Ok(())
     }
 
-    fn choose(&mut self, game: &G, clock: &Clock, control: Limit) -> Result<Choice> {
+    fn choose(&mut self, game: &G, clock: &Clock, control: Limit) -> Result<Choice, DriverError> {
         let moves = game.move_texts();
         let (go, limit) = match control {
             Limit::MoveTime(time) => (
@@ -105,11 +105,11 @@ impl<G: Board> Player<G> for UgiPlayer {
         let reply = client.go(&go, limit + GRACE)?;
         let mv = reply
             .bestmove
-            .context("ugi: the engine answered bestmove none")?;
+            .ok_or_else(|| DriverError::protocol("ugi", "the engine answered bestmove none"))?;
         Ok(Choice::Move(mv))
     }
 
-    fn observe(&mut self, _before: &G, _mv: G::Move) -> Result<(), PlayerError> {
+    fn observe(&mut self, _before: &G, _mv: G::Move) -> Result<(), ContestantError> {
         Ok(())
     }
 }

@@ -25,18 +25,16 @@
 //! back in its last one, and thinks for 0 ms and fails when a period is 1 s); clocks are
 //! sent as main time (OTEP clocks have no increment). A fixed depth cannot be asked for.
 
-use std::io::Write;
-use std::process::{Child, ChildStdin};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::process::{ChildStdin, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, anyhow, bail};
 use engine::Clock;
 use game::{Outcome, Player as Side};
-
-use super::htp::spawn_piped;
-use super::player::{Choice, Limit, Player, PlayerError};
 use games::Board;
+
+use crate::contestant::{Choice, Contestant, ContestantError, Limit};
+use crate::error::DriverError;
+use crate::process::{LineError, Lines, Process, command_line, send_line};
 
 /// How long the greeting may take.
 const QUICK: Duration = Duration::from_secs(30);
@@ -51,55 +49,48 @@ const TRIES: usize = 3;
 /// How long an engine may take to exit after `goodbye` before it is killed.
 const EXIT: Duration = Duration::from_millis(500);
 
+fn failure(message: impl Into<String>) -> DriverError {
+    DriverError::protocol("otep", message)
+}
+
 /// A program speaking the OpenTafl Engine Protocol.
-pub struct OtepPlayer {
+pub struct OtepContestant {
     command: String,
-    process: Option<Process>,
-    /// The side this engine plays in the current game, known from its first `play`
-    /// (any move seen before that is the other side's).
-    side: Option<Side>,
+    engine: Option<Engine>,
     /// When the engine's last move arrived.
     moved_at: Option<Instant>,
     /// Extra time beyond its own an engine may take before it is declared hung.
     grace: Duration,
 }
 
-struct Process {
-    child: Child,
+/// One game's engine process.
+struct Engine {
+    process: Process,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    lines: Lines,
     /// `finish` already sent.
     finished: bool,
     /// Gone: exited or killed, and reaped.
     closed: bool,
 }
 
-impl Process {
-    /// Sends `goodbye` (after `finish 0` if no result was sent), gives the engine a moment
-    /// to exit, then kills it and reaps it.
+impl Engine {
+    /// Sends `goodbye` (after `finish 0` if no result was sent), gives the engine
+    /// `patience` to exit, then kills it and reaps it.
     fn close(&mut self, patience: Duration) {
         if self.closed {
             return;
         }
         self.closed = true;
         if !self.finished {
-            let _ = writeln!(self.stdin, "finish 0");
+            let _ = send_line(&mut self.stdin, "finish 0");
         }
-        let _ = writeln!(self.stdin, "goodbye");
-        let _ = self.stdin.flush();
-        let deadline = Instant::now() + patience;
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = send_line(&mut self.stdin, "goodbye");
+        self.process.wait_or_kill(patience);
     }
 }
 
-impl Drop for Process {
+impl Drop for Engine {
     fn drop(&mut self) {
         self.close(Duration::from_millis(20));
     }
@@ -124,38 +115,29 @@ pub fn finish_code(outcome: Option<Outcome>) -> u8 {
     }
 }
 
-fn millis(d: Duration) -> u128 {
-    d.as_millis()
-}
-
-impl OtepPlayer {
-    /// A player that runs `command` (split on whitespace) for each game.
-    pub fn new(command: &str) -> Result<Self> {
-        if command.split_whitespace().next().is_none() {
-            bail!("otep: empty command");
-        }
-        Ok(OtepPlayer {
+impl OtepContestant {
+    /// A contestant that runs `command` (split on whitespace) for each game.
+    #[must_use]
+    pub fn new(command: &str) -> Self {
+        OtepContestant {
             command: command.to_owned(),
-            process: None,
-            side: None,
+            engine: None,
             moved_at: None,
             grace: GRACE,
-        })
+        }
     }
 
-    /// The same player allowing `grace` beyond its time before a move is declared late.
-    #[cfg(test)]
+    /// The same contestant allowing `grace` beyond its time before a move is declared
+    /// late.
     #[must_use]
     pub fn with_grace(mut self, grace: Duration) -> Self {
         self.grace = grace;
         self
     }
 
-    fn send(&mut self, line: &str) -> Result<()> {
-        let process = self.process.as_mut().context("otep: not started")?;
-        writeln!(process.stdin, "{line}").context("otep: the engine closed its input")?;
-        process.stdin.flush()?;
-        Ok(())
+    fn send(&mut self, line: &str) -> Result<(), DriverError> {
+        let engine = self.engine.as_mut().ok_or_else(|| failure("not started"))?;
+        send_line(&mut engine.stdin, line).map_err(|_| failure("the engine closed its input"))
     }
 
     /// The next line the engine writes that starts with one of `words`, within `limit`
@@ -167,48 +149,46 @@ impl OtepPlayer {
         words: &[&str],
         limit: Duration,
         patient: bool,
-    ) -> Result<Option<String>> {
-        let process = self.process.as_mut().context("otep: not started")?;
+    ) -> Result<Option<String>, DriverError> {
+        let engine = self.engine.as_mut().ok_or_else(|| failure("not started"))?;
         let deadline = Instant::now() + limit;
-        let failure = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match process.lines.recv_timeout(left) {
+        let error = loop {
+            let line = match engine.lines.next_before(deadline) {
                 Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) if !patient => return Ok(None),
-                Err(RecvTimeoutError::Timeout) => {
-                    break anyhow!("otep: no {} from the engine in time", words.join("/"));
+                Err(LineError::Timeout) if !patient => return Ok(None),
+                Err(LineError::Timeout) => {
+                    break failure(format!("no {} from the engine in time", words.join("/")));
                 }
-                Err(RecvTimeoutError::Disconnected) => break anyhow!("otep: the engine exited"),
+                Err(LineError::Closed) => break failure("the engine exited"),
             };
             let line = line.trim();
             let first = line.split_whitespace().next();
             if line.starts_with("error -1") {
-                break anyhow!("otep: the engine gave up: {line}");
+                break failure(format!("the engine gave up: {line}"));
             }
             if words.iter().any(|w| first == Some(*w)) {
                 return Ok(Some(line.to_owned()));
             }
         };
         // Hung or gone: do not leave the process behind.
-        self.process = None;
-        Err(failure)
+        self.engine = None;
+        Err(error)
     }
 
-    fn expect(&mut self, words: &[&str], limit: Duration) -> Result<String> {
+    fn expect(&mut self, words: &[&str], limit: Duration) -> Result<String, DriverError> {
         self.expect_within(words, limit, true)?
-            .context("otep: no answer")
+            .ok_or_else(|| failure("no answer"))
     }
 
-    fn start<G: Board>(&mut self, start: &G) -> Result<(), PlayerError> {
+    fn start<G: Board>(&mut self, start: &G) -> Result<(), DriverError> {
         let (rules, _) = start
             .to_any()
             .opentafl()
-            .context("otep: OpenTafl engines play tafl only")?;
-        let program = self.command.split_whitespace().next().unwrap_or_default();
-        let (child, stdin, lines) =
-            spawn_piped(&self.command, || format!("cannot start {program:?}"))?;
-        self.process = Some(Process {
-            child,
+            .ok_or_else(|| failure("OpenTafl engines play tafl only"))?;
+        let mut command = command_line(&self.command, &[] as &[&str])?;
+        let (process, stdin, lines) = Process::piped(command.stderr(Stdio::null()))?;
+        self.engine = Some(Engine {
+            process,
             stdin,
             lines,
             finished: false,
@@ -221,14 +201,19 @@ impl OtepPlayer {
         // nothing.
         match self.expect_within(&["status"], RULES_ANSWER, false) {
             Ok(_) => Ok(()),
-            Err(err) => Err(PlayerError::Failed(anyhow!(
-                "otep: the engine refused the rules {rules:?}: {err:#}"
+            Err(DriverError::Protocol { message, .. }) => Err(failure(format!(
+                "the engine refused the rules {rules:?}: {message}"
             ))),
+            Err(err) => Err(err),
         }
     }
 
-    fn board<G: Board>(game: &G) -> Result<String> {
-        Ok(game.to_any().opentafl().context("otep: not a tafl game")?.1)
+    fn board<G: Board>(game: &G) -> Result<String, DriverError> {
+        Ok(game
+            .to_any()
+            .opentafl()
+            .ok_or_else(|| failure("not a tafl game"))?
+            .1)
     }
 
     /// Waits until [`SETTLE`] has passed since the engine's own move.
@@ -242,7 +227,7 @@ impl OtepPlayer {
     }
 
     /// Sends `position <board>` and `side <side to move>` for `game`'s position.
-    fn send_position<G: Board>(&mut self, game: &G) -> Result<()> {
+    fn send_position<G: Board>(&mut self, game: &G) -> Result<(), DriverError> {
         let board = Self::board(game)?;
         self.send(&format!("position {board}"))?;
         self.send(&format!("side {}", side_word(game.to_move())))
@@ -251,7 +236,7 @@ impl OtepPlayer {
     /// Tells the engine its move was refused (OTEP `error 2`) and sets the game up again
     /// as OpenTafl does: the previous move with the board, or the position if there was
     /// none.
-    fn refuse<G: Board>(&mut self, game: &G) -> Result<()> {
+    fn refuse<G: Board>(&mut self, game: &G) -> Result<(), DriverError> {
         self.send("error 2")?;
         self.settle();
         match game.move_texts().last() {
@@ -264,15 +249,14 @@ impl OtepPlayer {
     }
 }
 
-impl<G: Board> Player<G> for OtepPlayer {
+impl<G: Board> Contestant<G> for OtepContestant {
     fn name(&self) -> String {
         let program = self.command.split_whitespace().next().unwrap_or("otep");
         program.rsplit('/').next().unwrap_or(program).to_owned()
     }
 
-    fn new_game(&mut self, start: &G, opening: &[G::Move]) -> Result<(), PlayerError> {
-        self.process = None;
-        self.side = None;
+    fn new_game(&mut self, start: &G, opening: &[G::Move]) -> Result<(), ContestantError> {
+        self.engine = None;
         self.moved_at = None;
         self.start(start)?;
         if !opening.is_empty() {
@@ -286,15 +270,14 @@ impl<G: Board> Player<G> for OtepPlayer {
         Ok(())
     }
 
-    fn choose(&mut self, game: &G, clock: &Clock, control: Limit) -> Result<Choice> {
+    fn choose(&mut self, game: &G, clock: &Clock, control: Limit) -> Result<Choice, DriverError> {
         let side = game.to_move();
-        self.side = Some(side);
         let (clock_line, limit) = match control {
             // Three periods: OpenTafl keeps a whole second back in its last one.
             Limit::MoveTime(time) => (
                 format!(
                     "clock {ms}* {ms}* {s} 3 3 ",
-                    ms = millis(time),
+                    ms = time.as_millis(),
                     s = time.as_secs().max(1)
                 ),
                 time,
@@ -302,13 +285,15 @@ impl<G: Board> Player<G> for OtepPlayer {
             Limit::Clock(_) => (
                 format!(
                     "clock {} {} 0 0 0 ",
-                    millis(clock.remaining[0]),
-                    millis(clock.remaining[1])
+                    clock.remaining[0].as_millis(),
+                    clock.remaining[1].as_millis()
                 ),
                 clock.remaining[side.index()],
             ),
             Limit::Depth(_) => {
-                bail!("otep: the protocol cannot ask for a depth; use --movetime or --tc")
+                return Err(failure(
+                    "the protocol cannot ask for a depth; use a move time or clocks",
+                ));
             }
         };
         let mut tries = 0;
@@ -321,7 +306,7 @@ impl<G: Board> Player<G> for OtepPlayer {
             let mut words = reply.split_whitespace();
             let text = match (words.next(), words.next()) {
                 (Some("move"), Some(mv)) => mv.to_owned(),
-                _ => bail!("otep: the engine answered {reply:?}"),
+                _ => return Err(failure(format!("the engine answered {reply:?}"))),
             };
             match game.parse_move(&text) {
                 Ok(mv) => {
@@ -337,7 +322,7 @@ impl<G: Board> Player<G> for OtepPlayer {
         }
     }
 
-    fn observe(&mut self, before: &G, mv: G::Move) -> Result<(), PlayerError> {
+    fn observe(&mut self, before: &G, mv: G::Move) -> Result<(), ContestantError> {
         let mut after = before.clone();
         after.play(mv);
         let board = Self::board(&after)?;
@@ -349,10 +334,13 @@ impl<G: Board> Player<G> for OtepPlayer {
 
     fn finish(&mut self, outcome: Option<Outcome>) {
         self.settle();
-        if let Some(mut process) = self.process.take() {
-            let _ = writeln!(process.stdin, "finish {}", finish_code(outcome));
-            process.finished = true;
-            process.close(EXIT);
+        if let Some(mut engine) = self.engine.take() {
+            let _ = send_line(
+                &mut engine.stdin,
+                &format!("finish {}", finish_code(outcome)),
+            );
+            engine.finished = true;
+            engine.close(EXIT);
         }
     }
 }
@@ -374,7 +362,7 @@ mod tests {
     use super::*;
 
     const RECORDED: &str =
-        include_str!("../../../protocol/tests/data/opentafl/host-rules-unanswered.log");
+        include_str!("../../protocol/tests/data/opentafl/host-rules-unanswered.log");
 
     const FAKE: &str = r#"transcript=$1; pidfile=$2; banner=$3; shift 3
 echo $$ > "$pidfile"
@@ -425,7 +413,7 @@ done
             Fake { dir }
         }
 
-        fn player(&self, moves: &[&str]) -> OtepPlayer {
+        fn player(&self, moves: &[&str]) -> OtepContestant {
             let path = |name: &str| self.dir.join(name).to_string_lossy().into_owned();
             let command = format!(
                 "bash {} {} {} {} {}",
@@ -435,7 +423,7 @@ done
                 path("banner"),
                 moves.join(" ")
             );
-            OtepPlayer::new(&command).unwrap()
+            OtepContestant::new(&command)
         }
 
         fn transcript(&self) -> Vec<String> {
@@ -485,7 +473,7 @@ done
         let mut game = start.clone();
         let opening = [play(&mut game, "d1-d3")];
         let started = Instant::now();
-        Player::<Tafl>::new_game(&mut player, &start, &opening).unwrap();
+        Contestant::<Tafl>::new_game(&mut player, &start, &opening).unwrap();
         assert!(
             started.elapsed() < Duration::from_secs(5),
             "no waiting for an answer to rules: {:?}",
@@ -507,7 +495,7 @@ done
         assert_eq!(choice, Choice::Move("f4-c4".into()));
         play(&mut game, "f4-c4");
         let after_f4c4 = board(&game);
-        Player::<Tafl>::finish(
+        Contestant::<Tafl>::finish(
             &mut player,
             Some(Outcome::win(Side::Second, EndReason::Resignation)),
         );
@@ -546,7 +534,7 @@ done
         let fake = Fake::new("illegal");
         let mut player = fake.player(&["a1-a2", "a1-a3", "k11-k10"]);
         let start = fetlar();
-        Player::<Tafl>::new_game(&mut player, &start, &[]).unwrap();
+        Contestant::<Tafl>::new_game(&mut player, &start, &[]).unwrap();
         let choice = player.choose(&start, &Clock::default(), MOVE_TIME).unwrap();
         // The referee rules on the third: an illegal move, the game lost.
         assert_eq!(choice, Choice::Move("k11-k10".into()));
@@ -564,7 +552,7 @@ done
         // It has no move to give: it never answers `play`.
         let mut player = fake.player(&[]).with_grace(Duration::from_millis(300));
         let start = fetlar();
-        Player::<Tafl>::new_game(&mut player, &start, &[]).unwrap();
+        Contestant::<Tafl>::new_game(&mut player, &start, &[]).unwrap();
         let pid = fake.pid();
         assert!(Path::new(&format!("/proc/{pid}")).exists() || !cfg!(target_os = "linux"));
         let control = Limit::MoveTime(Duration::from_millis(100));

@@ -16,18 +16,18 @@
 //! `defender_wins`, `draw`: asked when it refuses to move, to tell a game it holds over
 //! by its own rules from a failure). Replies start with `=` (success) or `?` (refusal).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, anyhow, bail};
 use engine::Clock;
 use game::{Game, Player as Side};
 
-use super::player::{Choice, Limit, Player, PlayerError};
+use crate::contestant::{Choice, Contestant, ContestantError, Limit};
+use crate::error::DriverError;
+use crate::process::{LineError, Lines, Process, SpawnError, command_line, send_line};
 
 /// How long the peer may think before it is declared hung: its depth-4 search takes up to
 /// about a minute on an idle core here, many minutes on a loaded machine.
@@ -37,6 +37,10 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(1800);
 const QUICK: Duration = Duration::from_secs(30);
 /// The port the peer connects to in TCP mode (fixed by the program).
 const PORT: u16 = 49152;
+
+fn failure(message: impl Into<String>) -> DriverError {
+    DriverError::protocol("htp", message)
+}
 
 /// How the peer is spoken to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,28 +52,22 @@ pub enum Transport {
 }
 
 /// A program speaking the hnefatafl.org text protocol.
-pub struct HtpPlayer {
+pub struct HtpContestant {
     command: String,
     transport: Transport,
-    process: Option<Process>,
+    peer: Option<Peer>,
     /// The last `play` line sent (TCP mode: the peer does not answer it, so a refusal shows
     /// only when it exits).
     last_play: Option<String>,
 }
 
-struct Process {
-    child: Child,
+/// One game's peer process and the way to it.
+struct Peer {
+    process: Process,
     input: Box<dyn Write + Send>,
-    lines: Receiver<String>,
+    lines: Lines,
     /// What the program wrote on stderr (TCP mode), for the reason it exited.
     stderr: Arc<Mutex<String>>,
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The protocol's role name for a side.
@@ -81,100 +79,82 @@ fn role(side: Side) -> &'static str {
 }
 
 /// Our notation (`d1-d3xd2`, as `format_move` writes it) → `("d1", "d3")`.
-fn squares(text: &str) -> Result<(String, String)> {
-    let (from, rest) = text.split_once('-').context("move without '-'")?;
+fn squares(text: &str) -> Result<(String, String), DriverError> {
+    let (from, rest) = text
+        .split_once('-')
+        .ok_or_else(|| failure(format!("{text:?}: a move without '-'")))?;
     let to = rest.split('x').next().unwrap_or(rest);
     Ok((from.to_ascii_lowercase(), to.to_ascii_lowercase()))
 }
 
-/// Sends every line read from `input` into a channel, until the input ends.
-pub(super) fn line_reader(input: impl Read + Send + 'static) -> Receiver<String> {
-    let (sender, lines) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(input).lines() {
-            let Ok(line) = line else { break };
-            if sender.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    lines
-}
-
-/// `command` (split on whitespace) with `extra` arguments after its own, stdin piped.
-pub(super) fn command_line(command: &str, extra: &[String]) -> Result<Command> {
-    let mut words = command.split_whitespace();
-    let program = words.next().context("empty command")?;
-    let mut command = Command::new(program);
-    command.args(words).args(extra).stdin(Stdio::piped());
-    Ok(command)
-}
-
-/// Starts `command` with stdin and stdout piped (stderr discarded): the child, its
-/// input, and its output as lines. `started` names the failure to start.
-pub(super) fn spawn_piped(
-    command: &str,
-    started: impl FnOnce() -> String,
-) -> Result<(Child, ChildStdin, Receiver<String>)> {
-    let mut child = command_line(command, &[])?
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(started)?;
-    let input = child.stdin.take().context("no stdin")?;
-    let lines = line_reader(child.stdout.take().context("no stdout")?);
-    Ok((child, input, lines))
-}
-
 /// A listener on the first free loopback address (`127.0.0.2` on) at the peer's port, so
 /// several games can run at once.
-fn listen() -> Result<(TcpListener, Ipv4Addr)> {
+fn listen() -> Result<(TcpListener, Ipv4Addr), DriverError> {
     for last in 2..=254 {
         let address = Ipv4Addr::new(127, 0, 0, last);
         if let Ok(listener) = TcpListener::bind((address, PORT)) {
             return Ok((listener, address));
         }
     }
-    bail!("htp: no free loopback address with port {PORT}")
+    Err(failure(format!(
+        "no free loopback address with port {PORT}"
+    )))
 }
 
-/// Waits up to `limit` for the child to exit.
-fn wait_for(child: &mut Child, limit: Duration) -> Result<Option<ExitStatus>> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
+/// Keeps the end of what `pipe` writes in `sink` (the reason for an exit comes last).
+fn keep_tail(mut pipe: impl Read + Send + 'static, sink: Arc<Mutex<String>>) {
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            let mut text = sink
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            text.push_str(&String::from_utf8_lossy(&buffer[..n]));
+            if text.len() > 16_384 {
+                let cut = text.len() - 8192;
+                let cut = (cut..text.len())
+                    .find(|&i| text.is_char_boundary(i))
+                    .unwrap_or(text.len());
+                text.drain(..cut);
+            }
         }
-        if Instant::now() >= deadline {
-            return Ok(None);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    });
 }
 
-impl HtpPlayer {
-    /// A player that runs `command` (split on whitespace) for each game.
-    pub fn new(command: &str, transport: Transport) -> Result<Self> {
-        if command.split_whitespace().next().is_none() {
-            bail!("htp: empty command");
-        }
-        Ok(HtpPlayer {
+fn io_failure(what: &str) -> impl FnOnce(std::io::Error) -> DriverError + '_ {
+    move |err| failure(format!("{what}: {err}"))
+}
+
+impl HtpContestant {
+    /// A contestant that runs `command` (split on whitespace) for each game.
+    #[must_use]
+    pub fn new(command: &str, transport: Transport) -> Self {
+        HtpContestant {
             command: command.to_owned(),
             transport,
-            process: None,
+            peer: None,
             last_play: None,
-        })
+        }
     }
 
-    fn start(&mut self) -> Result<()> {
-        let program = self.command.split_whitespace().next().unwrap_or_default();
-        let started = || format!("cannot start {program:?} (see bench/install-peers.sh)");
+    fn start(&mut self) -> Result<(), DriverError> {
+        let hint = |err: SpawnError| match err {
+            SpawnError::Start { program, reason } => failure(format!(
+                "cannot start {program:?} (see bench/install-peers.sh): {reason}"
+            )),
+            SpawnError::Empty => failure("empty command"),
+        };
         self.last_play = None;
-        let process = match self.transport {
+        let peer = match self.transport {
             Transport::Stdin => {
-                let (child, input, lines) = spawn_piped(&self.command, started)?;
-                Process {
-                    child,
+                let mut command = command_line(&self.command, &[] as &[&str])?;
+                let (process, input, lines) =
+                    Process::piped(command.stderr(Stdio::null())).map_err(hint)?;
+                Peer {
+                    process,
                     input: Box::new(input),
                     lines,
                     stderr: Arc::default(),
@@ -182,119 +162,114 @@ impl HtpPlayer {
             }
             Transport::Tcp => {
                 let (listener, address) = listen()?;
-                let mut child =
-                    command_line(&self.command, &["--host".to_owned(), address.to_string()])?
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::piped())
-                        .spawn()
-                        .with_context(started)?;
+                let mut command =
+                    command_line(&self.command, &["--host".to_owned(), address.to_string()])?;
+                // Its stdin stays open (and unused) for as long as it runs.
+                command
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped());
+                let mut process = Process::start(&mut command).map_err(hint)?;
+                let program = process.program().to_owned();
                 let stderr = Arc::new(Mutex::new(String::new()));
-                let mut pipe = child.stderr.take().context("no stderr")?;
-                let sink = Arc::clone(&stderr);
-                std::thread::spawn(move || {
-                    let mut buffer = [0u8; 4096];
-                    while let Ok(n) = pipe.read(&mut buffer) {
-                        if n == 0 {
-                            break;
-                        }
-                        let mut text = sink.lock().expect("no panics hold it");
-                        text.push_str(&String::from_utf8_lossy(&buffer[..n]));
-                        // Keep the end: the reason for an exit comes last.
-                        if text.len() > 16_384 {
-                            let cut = text.len() - 8192;
-                            let cut = (cut..text.len())
-                                .find(|&i| text.is_char_boundary(i))
-                                .unwrap_or(text.len());
-                            text.drain(..cut);
-                        }
-                    }
-                });
-                listener.set_nonblocking(true)?;
+                if let Some(pipe) = process.child_mut().stderr.take() {
+                    keep_tail(pipe, Arc::clone(&stderr));
+                }
+                listener
+                    .set_nonblocking(true)
+                    .map_err(io_failure("listening"))?;
                 let deadline = Instant::now() + QUICK;
                 let stream = loop {
                     match listener.accept() {
                         Ok((stream, _)) => break stream,
                         Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
-                        Err(err) => return Err(err).context("htp: accepting the peer"),
+                        Err(err) => return Err(failure(format!("accepting the peer: {err}"))),
                     }
-                    if let Some(status) = child.try_wait()? {
-                        bail!("htp: {program:?} exited ({status}) before connecting");
+                    if let Ok(Some(status)) = process.try_wait() {
+                        return Err(failure(format!(
+                            "{program:?} exited ({status}) before connecting"
+                        )));
                     }
                     if Instant::now() >= deadline {
-                        let _ = child.kill();
-                        bail!("htp: {program:?} did not connect to {address}:{PORT}");
+                        return Err(failure(format!(
+                            "{program:?} did not connect to {address}:{PORT}"
+                        )));
                     }
                     std::thread::sleep(Duration::from_millis(20));
                 };
-                stream.set_nonblocking(false)?;
-                let lines = line_reader(stream.try_clone()?);
-                Process {
-                    child,
+                stream
+                    .set_nonblocking(false)
+                    .map_err(io_failure("the peer's connection"))?;
+                let reader = stream
+                    .try_clone()
+                    .map_err(io_failure("the peer's connection"))?;
+                let lines = Lines::spawn(reader).map_err(io_failure("reading the peer"))?;
+                Peer {
+                    process,
                     input: Box::new(stream),
                     lines,
                     stderr,
                 }
             }
         };
-        self.process = Some(process);
+        self.peer = Some(peer);
         Ok(())
     }
 
-    fn send(&mut self, line: &str) -> Result<(), PlayerError> {
-        let process = self.process.as_mut().context("htp: not started")?;
-        if writeln!(process.input, "{line}")
-            .and_then(|()| process.input.flush())
-            .is_err()
-        {
+    fn send(&mut self, line: &str) -> Result<(), ContestantError> {
+        let peer = self.peer.as_mut().ok_or_else(|| failure("not started"))?;
+        if send_line(&mut peer.input, line).is_err() {
             return Err(self.departure());
         }
         Ok(())
     }
 
     /// The next line from the peer; `Err` if it went away (see [`Self::departure`]).
-    fn receive(&mut self, after: &str) -> Result<String, PlayerError> {
-        let process = self.process.as_mut().context("htp: not started")?;
-        match process.lines.recv_timeout(REPLY_TIMEOUT) {
+    fn receive(&mut self, after: &str) -> Result<String, ContestantError> {
+        let peer = self.peer.as_mut().ok_or_else(|| failure("not started"))?;
+        match peer.lines.next_before(Instant::now() + REPLY_TIMEOUT) {
             Ok(line) => Ok(line),
-            Err(RecvTimeoutError::Timeout) => {
-                Err(PlayerError::Failed(anyhow!("htp: no reply to {after:?}")))
-            }
-            Err(RecvTimeoutError::Disconnected) => Err(self.departure()),
+            Err(LineError::Timeout) => Err(failure(format!("no reply to {after:?}")).into()),
+            Err(LineError::Closed) => Err(self.departure()),
         }
     }
 
     /// Why the peer went away. In TCP mode it exits instead of answering `?`: status 0
     /// when its game is over by its rules, 1 with `Error: …` when it refuses a move; both
     /// are house-rule differences, reported apart. Anything else is a failure.
-    fn departure(&mut self) -> PlayerError {
-        let Some(process) = self.process.as_mut() else {
-            return PlayerError::Failed(anyhow!("htp: not started"));
+    fn departure(&mut self) -> ContestantError {
+        let Some(peer) = self.peer.as_mut() else {
+            return failure("not started").into();
         };
         let after = self.last_play.as_deref().unwrap_or("the opening");
-        let status = match wait_for(&mut process.child, QUICK) {
+        let status = match peer.process.wait_for(QUICK) {
             Ok(Some(status)) => status,
-            Ok(None) => return PlayerError::Failed(anyhow!("htp: the peer stopped talking")),
-            Err(err) => return PlayerError::Failed(err),
+            Ok(None) => return failure("the peer stopped talking").into(),
+            Err(err) => return failure(format!("the peer's status: {err}")).into(),
         };
-        let said = process.stderr.lock().expect("no panics hold it").clone();
+        let said = peer
+            .stderr
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         let said = said
             .lines()
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
         match (self.transport, status.code()) {
-            (Transport::Tcp, Some(0)) => PlayerError::Refused(format!(
+            (Transport::Tcp, Some(0)) => ContestantError::Refused(format!(
                 "the peer ended the game by its rules (the last move sent: {after:?})"
             )),
             (Transport::Tcp, Some(1)) if said.starts_with("Error:") => {
-                PlayerError::Refused(format!("{after}: {}", said.trim()))
+                ContestantError::Refused(format!("{after}: {}", said.trim()))
             }
-            _ => PlayerError::Failed(anyhow!("htp: the peer exited ({status}) {said}")),
+            _ => failure(format!("the peer exited ({status}) {said}")).into(),
         }
     }
 
     /// Sends one command and returns the reply after `=` (`Ok`) or `?` (`Err`).
-    fn command(&mut self, line: &str) -> Result<std::result::Result<String, String>, PlayerError> {
+    fn command(&mut self, line: &str) -> Result<Result<String, String>, ContestantError> {
         self.send(line)?;
         loop {
             let reply = self.receive(line)?;
@@ -309,7 +284,7 @@ impl HtpPlayer {
         }
     }
 
-    fn send_move<G: Game>(&mut self, before: &G, mv: G::Move) -> Result<(), PlayerError> {
+    fn send_move<G: Game>(&mut self, before: &G, mv: G::Move) -> Result<(), ContestantError> {
         let (from, to) = squares(&before.format_move(mv))?;
         let line = format!("play {} {from} {to}", role(before.to_move()));
         self.last_play = Some(line.clone());
@@ -319,12 +294,12 @@ impl HtpPlayer {
         }
         match self.command(&line)? {
             Ok(_) => Ok(()),
-            Err(reason) => Err(PlayerError::Refused(format!("{line}: {reason}"))),
+            Err(reason) => Err(ContestantError::Refused(format!("{line}: {reason}"))),
         }
     }
 
     /// `generate_move`: the reply, or why there is none.
-    fn generate<G: Game>(&mut self, game: &G) -> Result<Result<String, String>, PlayerError> {
+    fn generate<G: Game>(&mut self, game: &G) -> Result<Result<String, String>, ContestantError> {
         if self.transport == Transport::Tcp {
             self.send("generate_move")?;
             return Ok(Ok(self.receive("generate_move")?));
@@ -340,16 +315,14 @@ impl HtpPlayer {
                          ({status}) after {} plies: {reason}",
                         game.ply()
                     ))),
-                    _ => Err(PlayerError::Failed(anyhow!(
-                        "htp: generate_move refused: {reason}"
-                    ))),
+                    _ => Err(failure(format!("generate_move refused: {reason}")).into()),
                 }
             }
         }
     }
 }
 
-impl<G: Game> Player<G> for HtpPlayer {
+impl<G: Game> Contestant<G> for HtpContestant {
     fn name(&self) -> String {
         let mut words = self.command.split_whitespace();
         let program = words.next().unwrap_or("htp");
@@ -361,13 +334,11 @@ impl<G: Game> Player<G> for HtpPlayer {
         name
     }
 
-    fn new_game(&mut self, start: &G, opening: &[G::Move]) -> Result<(), PlayerError> {
+    fn new_game(&mut self, start: &G, opening: &[G::Move]) -> Result<(), ContestantError> {
         if start.ply() != 0 || start.to_move() != Side::First {
-            return Err(PlayerError::Failed(anyhow!(
-                "htp: only games from the standard start are supported"
-            )));
+            return Err(failure("only games from the standard start are supported").into());
         }
-        self.process = None;
+        self.peer = None;
         self.start()?;
         let mut board = start.clone();
         for &mv in opening {
@@ -377,13 +348,13 @@ impl<G: Game> Player<G> for HtpPlayer {
         Ok(())
     }
 
-    fn choose(&mut self, game: &G, _clock: &Clock, _control: Limit) -> Result<Choice> {
+    fn choose(&mut self, game: &G, _clock: &Clock, _control: Limit) -> Result<Choice, DriverError> {
         let reply = match self.generate(game) {
             Ok(Ok(reply)) => reply,
-            Ok(Err(reason)) | Err(PlayerError::Refused(reason)) => {
+            Ok(Err(reason)) | Err(ContestantError::Refused(reason)) => {
                 return Ok(Choice::GameOver(reason));
             }
-            Err(PlayerError::Failed(err)) => return Err(err),
+            Err(ContestantError::Failed(err)) => return Err(err),
         };
         // `play attacker d1 d3` or `play defender resigns _`, possibly followed by
         // `, score: …, delay milliseconds: …`.
@@ -394,11 +365,13 @@ impl<G: Game> Player<G> for HtpPlayer {
             ["play", side, from, to] if *side == role(game.to_move()) => {
                 Ok(Choice::Move(format!("{from}-{to}")))
             }
-            _ => bail!("htp: unexpected reply to generate_move: {reply:?}"),
+            _ => Err(failure(format!(
+                "unexpected reply to generate_move: {reply:?}"
+            ))),
         }
     }
 
-    fn observe(&mut self, before: &G, mv: G::Move) -> Result<(), PlayerError> {
+    fn observe(&mut self, before: &G, mv: G::Move) -> Result<(), ContestantError> {
         self.send_move(before, mv)
     }
 }
