@@ -1,17 +1,21 @@
 //! Live games over HTTP and WebSockets against a real server on 127.0.0.1, each case on a
 //! real SQLite file and on a real PostgreSQL (see `common`): whole real games between two
-//! players with a spectator, the AI, refusals, a flag fall, and a restart.
+//! players with a spectator, a Camelot game played on to its end by the rules, a rated
+//! game between two users, the AI, refusals, a flag fall, and a restart.
 
 mod common;
 
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use game::GameKind;
+use game::{EndReason, GameKind, Player};
+use games::{AnyGame, Game};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+use server::ratings::{Rating, rate};
 
 use common::{Client, Database, TestServer, test_config};
 
@@ -146,26 +150,53 @@ fn move_texts(kind: GameKind, record: &str) -> Vec<String> {
     replay.game.move_texts()
 }
 
-/// Plays `moves` alternately from the two players' sockets; every socket (the
-/// spectator's too) sees every move as an event, in order.
-async fn play_through(players: &mut [Socket; 2], spectator: &mut Socket, moves: &[String]) {
-    for (i, text) in moves.iter().enumerate() {
-        let mover = i % 2;
-        let rev = players[mover].rev;
-        players[mover]
-            .send(json!({"t": "move", "rev": rev, "move": text}))
-            .await;
-        for socket in players.iter_mut().chain(std::iter::once(&mut *spectator)) {
-            let events = socket.until("events").await;
-            let moved = &events["events"][0];
-            assert_eq!(moved["type"], "moved", "{events}");
-            assert_eq!(
-                moved["move"]["text"].as_str().unwrap().split('x').next(),
-                text.split('x').next(),
-                "{events}"
-            );
-        }
+/// Plays `text` from `players[mover]`; every socket (the players', then the
+/// spectator's) sees it as one `moved` event. Returns those three `events` messages, in
+/// that order: each carries the receiver's legal moves after the move.
+async fn play_one(
+    players: &mut [Socket; 2],
+    spectator: &mut Socket,
+    mover: usize,
+    text: &str,
+) -> [Value; 3] {
+    let rev = players[mover].rev;
+    players[mover]
+        .send(json!({"t": "move", "rev": rev, "move": text}))
+        .await;
+    let mut seen = Vec::with_capacity(3);
+    for socket in players.iter_mut().chain(std::iter::once(&mut *spectator)) {
+        let events = socket.until("events").await;
+        assert_eq!(
+            events["events"].as_array().map(Vec::len),
+            Some(1),
+            "{events}"
+        );
+        let moved = &events["events"][0];
+        assert_eq!(moved["type"], "moved", "{events}");
+        assert_eq!(
+            moved["move"]["text"].as_str().unwrap().split('x').next(),
+            text.split('x').next(),
+            "{events}"
+        );
+        seen.push(events);
     }
+    seen.try_into().unwrap()
+}
+
+/// Plays `moves` alternately from the two players' sockets; every socket (the
+/// spectator's too) sees every move as an event, in order. Returns the spectator's last
+/// `events` message.
+async fn play_through(
+    players: &mut [Socket; 2],
+    spectator: &mut Socket,
+    moves: &[String],
+) -> Value {
+    let mut last = Value::Null;
+    for (i, text) in moves.iter().enumerate() {
+        let [_, _, watched] = play_one(players, spectator, i % 2, text).await;
+        last = watched;
+    }
+    last
 }
 
 async fn whole_games_between_two_players_with_a_spectator(db: Database) {
@@ -224,7 +255,8 @@ async fn whole_games_between_two_players_with_a_spectator(db: Database) {
                 assert_eq!(players[0].until("error").await["code"], "game_over");
             }
             None => {
-                // The fragment ends unfinished: the side to move resigns.
+                // The fragment ends unfinished: the side to move resigns (played on to
+                // an ending by the rules in `camelot_played_to_an_ending_by_the_rules`).
                 let mover = moves.len() % 2;
                 players[mover].send(json!({"t": "resign"})).await;
                 let events = spectator.until("events").await;
@@ -248,6 +280,416 @@ both!(
     whole_games,
     whole_games_between_two_players_with_a_spectator
 );
+
+/// The number of pieces a listed legal move captures.
+fn capture_count(listed: &Value) -> usize {
+    listed["captures"].as_array().map_or(0, Vec::len)
+}
+
+/// The move the Camelot test plays: of the legal moves as listed, the one that captures
+/// the most pieces, the first listed among equals.
+fn most_capturing(listed: &[Value]) -> &Value {
+    listed
+        .iter()
+        .fold(None::<&Value>, |best, m| match best {
+            Some(b) if capture_count(b) >= capture_count(m) => Some(b),
+            _ => Some(m),
+        })
+        .expect("a legal move")
+}
+
+/// A Camelot game played over the sockets until the rules end it: the 2009 World
+/// Championship game 1 as far as the record goes (23 plies), then both sides play by a
+/// fixed policy — of the legal moves the server lists for the player to move, the one that
+/// captures the most pieces, the first listed among equals — until the game ends by a
+/// rule (no resignation, no clock, no agreement). That policy needs no help to end the
+/// game: with today's rules and move order White captures Black's last piece on ply 57
+/// (`elimination`), far inside the 600-ply bound. Every move goes through the mover's
+/// socket and every socket (a spectator's too) sees it; at each ply the server's list of
+/// legal moves is the `games` crate's for the same moves, and the ending the server
+/// reports (the last move's event, the state, `GET /api/games/{id}`, the archive and the
+/// downloadable record) is the one the `games` crate computes replaying them.
+async fn camelot_played_to_an_ending_by_the_rules(db: Database) {
+    const MAX_PLIES: usize = 600;
+    let server = start(&db).await;
+    let (mut a, mut b, mut c) = (server.client(), server.client(), server.client());
+    let id = friend_game(&mut a, &mut b, "camelot", "untimed").await;
+    let mut players = [
+        Socket::open(&server, &a, &id).await,
+        Socket::open(&server, &b, &id).await,
+    ];
+    let mut spectator = Socket::open(&server, &c, &id).await;
+    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
+        assert_eq!(socket.state().await["status"], "ongoing");
+    }
+
+    let fragment = move_texts(GameKind::Camelot, CAMELOT_WCF_2009_1);
+    assert_eq!(fragment.len(), 23);
+    play_through(&mut players, &mut spectator, &fragment).await;
+    let mut local = AnyGame::start(GameKind::Camelot);
+    local.play_texts(&fragment).expect("the fragment replays");
+    assert_eq!(local.outcome(), None, "the fragment does not end the game");
+
+    let mut mover = fragment.len() % 2;
+    let state = players[mover].state().await;
+    assert_eq!(state["moves"].as_array().unwrap().len(), fragment.len());
+    let mut listed = state["legal_moves"].as_array().unwrap().clone();
+    let (outcome, last) = loop {
+        assert!(
+            local.ply() < MAX_PLIES,
+            "the game has not ended by the rules after {MAX_PLIES} plies: {}",
+            local.position_string()
+        );
+        // The server lists the same moves, in the same order, as the games crate.
+        let server_texts: Vec<&str> = listed.iter().map(|m| m["text"].as_str().unwrap()).collect();
+        let local_moves = local.legal_moves_info();
+        let local_texts: Vec<&str> = local_moves.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(server_texts, local_texts, "ply {}", local.ply() + 1);
+        let chosen = most_capturing(&listed);
+        let text = chosen["text"].as_str().unwrap().to_owned();
+        let captures = capture_count(chosen);
+
+        let events = play_one(&mut players, &mut spectator, mover, &text).await;
+        let played = local.try_play(&text).expect("the chosen move is legal");
+        assert_eq!(played.captures.len(), captures, "{text}");
+        let outcome = &events[2]["events"][0]["outcome"];
+        for seen in &events {
+            let moved = &seen["events"][0];
+            assert_eq!(moved["move"]["text"], text.as_str(), "{seen}");
+            assert_eq!(moved["move"]["captures"], chosen["captures"], "{seen}");
+            assert_eq!(&moved["outcome"], outcome, "{seen}");
+        }
+        if let Some(ended) = local.outcome() {
+            assert_eq!(
+                *outcome,
+                serde_json::to_value(ended).unwrap(),
+                "{}",
+                events[2]
+            );
+            for seen in &events {
+                assert!(seen["legal_moves"].as_array().unwrap().is_empty(), "{seen}");
+            }
+            break (ended, events[2].clone());
+        }
+        assert_eq!(
+            *outcome,
+            Value::Null,
+            "the server ended the game early: {}",
+            events[2]
+        );
+        mover = 1 - mover;
+        // The next mover's own event carries their legal moves; the other has none.
+        assert!(
+            events[1 - mover]["legal_moves"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        );
+        listed = events[mover]["legal_moves"].as_array().unwrap().clone();
+    };
+    let plies = local.ply();
+    assert!(
+        !matches!(
+            outcome.reason,
+            EndReason::Timeout
+                | EndReason::Resignation
+                | EndReason::Agreement
+                | EndReason::Adjudication
+        ),
+        "{outcome:?}"
+    );
+    assert_eq!(last["board"], spectator.state().await["board"]);
+    let want = serde_json::to_value(outcome).unwrap();
+    let reason = want["reason"].as_str().unwrap().to_owned();
+    let result = match outcome.winner {
+        Some(Player::First) => "first",
+        Some(Player::Second) => "second",
+        None => "draw",
+    };
+
+    // Every view of the game agrees.
+    let end = spectator.state().await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert_eq!(end["result"], want);
+    assert_eq!(end["moves"].as_array().unwrap().len(), plies);
+    let view = c.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(view["status"], "finished");
+    assert_eq!(view["result"], want);
+    assert_eq!(view["board"], end["board"]);
+    let archived = c.get(&format!("/api/archive/{id}")).await.json();
+    assert_eq!(archived["status"], "finished");
+    assert_eq!(archived["result"], result);
+    assert_eq!(archived["reason"], reason.as_str());
+    assert_eq!(archived["plies"], plies);
+    assert_eq!(archived["position"], local.position_string().as_str());
+    let stored: Vec<&str> = archived["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(stored, local.move_texts());
+    // The record the server writes replays to the same ending.
+    let record = c.get(&format!("/api/games/{id}/record")).await;
+    assert_eq!(record.status, StatusCode::OK);
+    let replayed = games::record::load(
+        GameKind::Camelot,
+        &record.text,
+        games::record::ReplayOptions::default(),
+    )
+    .expect("the server's record replays");
+    assert_eq!(replayed.outcome, Some(outcome), "{}", record.text);
+    assert_eq!(replayed.game.move_texts(), local.move_texts());
+    // Over: a move is refused, and nothing changes.
+    let rev = players[mover].rev;
+    players[mover]
+        .send(json!({"t": "move", "rev": rev, "move": fragment[0]}))
+        .await;
+    assert_eq!(players[mover].until("error").await["code"], "game_over");
+    assert_eq!(spectator.state().await["rev"], end["rev"]);
+    server.stop().await;
+}
+both!(
+    camelot_rules_ending,
+    camelot_played_to_an_ending_by_the_rules
+);
+
+/// A user's rating in `kind` from their player page.
+fn rating_of(profile: &Value, kind: &str) -> Rating {
+    let entries = profile["ratings"].as_array().unwrap();
+    let entry = entries
+        .iter()
+        .find(|r| r["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} rating in {profile}"));
+    Rating {
+        rating: entry["rating"].as_f64().unwrap(),
+        deviation: entry["deviation"].as_f64().unwrap(),
+        volatility: entry["volatility"].as_f64().unwrap(),
+    }
+}
+
+/// The players' ratings as a game view shows them (rounded), the first player's first.
+fn shown_ratings(view: &Value) -> [i64; 2] {
+    [0, 1].map(|i| {
+        view["players"][i]["rating"]
+            .as_i64()
+            .expect("a user's rating")
+    })
+}
+
+fn assert_rating(got: Rating, want: Rating, profile: &Value) {
+    assert!(
+        (got.rating - want.rating).abs() < 1e-9
+            && (got.deviation - want.deviation).abs() < 1e-9
+            && (got.volatility - want.volatility).abs() < 1e-12,
+        "{got:?} != {want:?} in {profile}"
+    );
+}
+
+/// Plays Copenhagen game 60 (the defenders escape to a corner on ply 10) in game `id`
+/// between `first` and `second`, over their sockets with a guest watching; returns the
+/// spectator's last `events` message.
+async fn play_copenhagen_60(
+    server: &TestServer,
+    first: &Client,
+    second: &Client,
+    id: &str,
+) -> Value {
+    let mut players = [
+        Socket::open(server, first, id).await,
+        Socket::open(server, second, id).await,
+    ];
+    let mut spectator = Socket::open(server, &server.client(), id).await;
+    for (socket, you) in players.iter_mut().zip(["first", "second"]) {
+        let state = socket.state().await;
+        assert_eq!(state["you"], you, "{state}");
+        assert_eq!(state["rated"], true, "{state}");
+        assert_eq!(state["status"], "ongoing", "{state}");
+    }
+    spectator.state().await;
+    let moves: Vec<String> = COPENHAGEN_60.split(' ').map(str::to_owned).collect();
+    play_through(&mut players, &mut spectator, &moves).await
+}
+
+/// A rated game between two signed-up users, over the sockets: Alice makes a rated
+/// friend game, Bob joins by the link, and they play a real Copenhagen game the
+/// defenders (Bob) win by corner escape. Both ratings move from 1500 by the same amount
+/// in opposite directions (Glicko-2, computed here too), the game view, the player pages,
+/// their rating histories and the archive show it as rated. A second rated game, from a
+/// lobby challenge Bob posts and Alice accepts (a guest may not), starts from the stored
+/// ratings.
+async fn a_rated_game_changes_both_players_ratings(db: Database) {
+    let server = start(&db).await;
+    let (mut alice, mut bob, mut guest) = (server.client(), server.client(), server.client());
+    alice.sign_up("alice", "long password").await;
+    bob.sign_up("bob", "long password").await;
+    let page = alice.get("/api/players/alice").await.json();
+    assert_eq!(page["ratings"], json!([]), "{page}");
+    assert_eq!(page["rating_history"], json!([]), "{page}");
+
+    // Rated games are for signed-in users only.
+    let refused = guest
+        .post(
+            "/api/games",
+            json!({"kind": "copenhagen", "opponent": "friend", "rated": true}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{}", refused.text);
+    assert_eq!(refused.error_code(), "not_signed_in");
+
+    let created = alice
+        .post(
+            "/api/games",
+            json!({"kind": "copenhagen", "opponent": "friend", "side": "first",
+                   "time_control": "5+3", "rated": true}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let joined = bob.post_empty(&format!("/api/games/{id}/join")).await;
+    assert_eq!(joined.status, StatusCode::OK, "{}", joined.text);
+    assert_eq!(joined.json()["side"], "second");
+    let view = guest.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(view["rated"], true);
+    assert_eq!(shown_ratings(&view), [1500, 1500], "{}", view["players"]);
+    for (player, name) in view["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(["alice", "bob"])
+    {
+        assert_eq!(player["name"], name, "{player}");
+        assert_eq!(player["user"], true, "{player}");
+        assert_eq!(player["provisional"], true, "{player}");
+    }
+
+    let last = play_copenhagen_60(&server, &alice, &bob, &id).await;
+    let won = json!({"winner": "second", "reason": "corner_escape"});
+    assert_eq!(last["events"][0]["outcome"], won, "{last}");
+
+    // Glicko-2 for two new players, the defender winning.
+    let (want_alice, want_bob) = rate(Rating::default(), Rating::default(), Some(Player::Second));
+    assert!(want_alice.rating < 1500.0 && want_bob.rating > 1500.0);
+    let view = guest.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(view["status"], "finished", "{view}");
+    assert_eq!(view["rated"], true);
+    assert_eq!(view["result"], won);
+    assert_eq!(
+        shown_ratings(&view),
+        [want_alice, want_bob].map(|r| r.rating.round() as i64),
+        "{}",
+        view["players"]
+    );
+
+    let page_alice = guest.get("/api/players/alice").await.json();
+    let page_bob = guest.get("/api/players/bob").await.json();
+    let (got_alice, got_bob) = (
+        rating_of(&page_alice, "copenhagen"),
+        rating_of(&page_bob, "copenhagen"),
+    );
+    assert_rating(got_alice, want_alice, &page_alice);
+    assert_rating(got_bob, want_bob, &page_bob);
+    assert!(got_alice.rating < 1500.0 && got_bob.rating > 1500.0);
+    assert!(((1500.0 - got_alice.rating) - (got_bob.rating - 1500.0)).abs() < 1e-9);
+    for (page, wins, losses) in [(&page_alice, 0, 1), (&page_bob, 1, 0)] {
+        let rating = &page["ratings"][0];
+        assert_eq!(page["ratings"].as_array().unwrap().len(), 1, "{page}");
+        assert_eq!(rating["games"], 1, "{page}");
+        assert_eq!(rating["wins"], wins, "{page}");
+        assert_eq!(rating["losses"], losses, "{page}");
+        assert_eq!(rating["provisional"], true, "{page}");
+        let history = page["rating_history"].as_array().unwrap();
+        assert_eq!(history.len(), 1, "{page}");
+        assert_eq!(history[0]["game_id"], id.as_str());
+        assert_eq!(history[0]["kind"], "copenhagen");
+        assert_eq!(history[0]["rating"], rating["rating"]);
+        assert_eq!(history[0]["deviation"], rating["deviation"]);
+        let recent = &page["recent_games"][0];
+        assert_eq!(recent["id"], id.as_str(), "{page}");
+        assert_eq!(recent["rated"], true);
+        assert_eq!(recent["reason"], "corner_escape");
+    }
+
+    // The archive marks it rated.
+    let archived = guest.get(&format!("/api/archive/{id}")).await.json();
+    assert_eq!(archived["rated"], true, "{archived}");
+    assert_eq!(archived["status"], "finished");
+    assert_eq!(archived["result"], "second");
+    assert_eq!(archived["reason"], "corner_escape");
+    assert_eq!(archived["plies"], 10);
+    assert_eq!(archived["first"], json!({"type": "user", "name": "alice"}));
+    assert_eq!(archived["second"], json!({"type": "user", "name": "bob"}));
+    let listed = guest.get("/api/archive?rated=true").await.json();
+    assert_eq!(listed["total"], 1, "{listed}");
+    assert_eq!(listed["games"][0]["id"], id.as_str());
+    assert_eq!(
+        guest.get("/api/archive?rated=false").await.json()["total"],
+        0
+    );
+
+    // A rated challenge from the lobby: Bob defends again; a guest may not accept it.
+    let posted = bob
+        .post(
+            "/api/challenges",
+            json!({"kind": "copenhagen", "time_control": "untimed", "side": "second", "rated": true}),
+        )
+        .await;
+    assert_eq!(posted.status, StatusCode::CREATED, "{}", posted.text);
+    let challenge = posted.json()["id"].as_str().unwrap().to_owned();
+    let open = guest.get("/api/challenges").await.json();
+    assert_eq!(open[0]["id"], challenge.as_str(), "{open}");
+    assert_eq!(open[0]["rated"], true);
+    let refused = guest
+        .post_empty(&format!("/api/challenges/{challenge}/accept"))
+        .await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{}", refused.text);
+    assert_eq!(refused.error_code(), "not_signed_in");
+    let accepted = alice
+        .post_empty(&format!("/api/challenges/{challenge}/accept"))
+        .await;
+    assert_eq!(accepted.status, StatusCode::OK, "{}", accepted.text);
+    let id2 = accepted.json()["game_id"].as_str().unwrap().to_owned();
+    let view = guest.get(&format!("/api/games/{id2}")).await.json();
+    assert_eq!(
+        shown_ratings(&view),
+        [want_alice, want_bob].map(|r| r.rating.round() as i64),
+        "{}",
+        view["players"]
+    );
+    let last = play_copenhagen_60(&server, &alice, &bob, &id2).await;
+    assert_eq!(last["events"][0]["outcome"], won, "{last}");
+
+    let (want_alice2, want_bob2) = rate(want_alice, want_bob, Some(Player::Second));
+    let page_alice = guest.get("/api/players/alice").await.json();
+    let page_bob = guest.get("/api/players/bob").await.json();
+    assert_rating(
+        rating_of(&page_alice, "copenhagen"),
+        want_alice2,
+        &page_alice,
+    );
+    assert_rating(rating_of(&page_bob, "copenhagen"), want_bob2, &page_bob);
+    assert!(want_alice2.rating < want_alice.rating && want_bob2.rating > want_bob.rating);
+    for page in [&page_alice, &page_bob] {
+        assert_eq!(page["ratings"][0]["games"], 2, "{page}");
+        let games: Vec<&str> = page["rating_history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|point| point["game_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(games, [id.as_str(), id2.as_str()], "{page}");
+    }
+    assert_eq!(
+        page_alice["opponents"],
+        json!([{"opponent": {"type": "user", "name": "bob"}, "games": 2, "wins": 0, "losses": 2, "draws": 0}])
+    );
+    assert_eq!(
+        guest.get("/api/archive?rated=true").await.json()["total"],
+        2
+    );
+    server.stop().await;
+}
+both!(rated_game, a_rated_game_changes_both_players_ratings);
 
 async fn refusals_change_nothing(db: Database) {
     let server = start(&db).await;
