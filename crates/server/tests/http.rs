@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use game::{EndReason, GameKind, Outcome, Player};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::json;
 use server::ratings::{Rating, rate};
 use server::store::{NewGame, Seat, StoredMove, now_ms};
 use server::{Config, RateLimit};
 
-use common::{Database, TestServer, test_config};
+use common::{Database, TestServer, rating_of, test_config};
 
 async fn start(db: &Database) -> TestServer {
     TestServer::start(test_config(db)).await
@@ -524,20 +524,6 @@ async fn user_id(server: &TestServer, name: &str) -> String {
         .unwrap()
         .expect("user")
         .id
-}
-
-fn rating_of(profile: &Value, kind: &str) -> Rating {
-    let entry = profile["ratings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["kind"] == kind)
-        .unwrap_or_else(|| panic!("no {kind} rating in {profile}"));
-    Rating {
-        rating: entry["rating"].as_f64().unwrap(),
-        deviation: entry["deviation"].as_f64().unwrap(),
-        volatility: entry["volatility"].as_f64().unwrap(),
-    }
 }
 
 fn close(a: Rating, b: Rating) -> bool {

@@ -17,7 +17,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use server::ratings::{Rating, rate};
 
-use common::{Client, Database, TestServer, test_config};
+use common::{Client, Database, TestServer, rating_of, test_config};
 
 /// Copenhagen game 60 of the aagenielsen.dk archive (crates/tafl/tests/data): the
 /// defenders escape to a corner on the 10th move.
@@ -453,20 +453,6 @@ both!(
     camelot_rules_ending,
     camelot_played_to_an_ending_by_the_rules
 );
-
-/// A user's rating in `kind` from their player page.
-fn rating_of(profile: &Value, kind: &str) -> Rating {
-    let entries = profile["ratings"].as_array().unwrap();
-    let entry = entries
-        .iter()
-        .find(|r| r["kind"] == kind)
-        .unwrap_or_else(|| panic!("no {kind} rating in {profile}"));
-    Rating {
-        rating: entry["rating"].as_f64().unwrap(),
-        deviation: entry["deviation"].as_f64().unwrap(),
-        volatility: entry["volatility"].as_f64().unwrap(),
-    }
-}
 
 /// The players' ratings as a game view shows them (rounded), the first player's first.
 fn shown_ratings(view: &Value) -> [i64; 2] {

@@ -142,16 +142,15 @@ mod tests {
         for report in [
             game(0, first(EndReason::Repetition)),
             game(1, second(EndReason::Resignation)),
-            game(2, first(EndReason::Resignation)),
-            game(3, first(EndReason::CornerEscape)),
-            game(4, Some(Outcome::draw(EndReason::Adjudication))),
-            game(5, None),
+            game(2, first(EndReason::Repetition)),
+            game(3, Some(Outcome::draw(EndReason::Adjudication))),
+            game(4, None),
         ] {
             summary.add(report);
         }
         assert_eq!(
             endings(&summary).unwrap(),
-            "won 3 (resignation 2, repetition 1), drew 1 (adjudication 1), lost 1 (corner_escape 1)"
+            "won 3 (repetition 2, resignation 1), drew 1 (adjudication 1)"
         );
         assert_eq!(endings(&Summary::default()), None);
     }

@@ -323,3 +323,18 @@ macro_rules! both {
         }
     };
 }
+
+/// A user's rating in `kind` (`copenhagen`…) from their player page.
+pub fn rating_of(profile: &Value, kind: &str) -> server::ratings::Rating {
+    let entry = profile["ratings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} rating in {profile}"));
+    server::ratings::Rating {
+        rating: entry["rating"].as_f64().unwrap(),
+        deviation: entry["deviation"].as_f64().unwrap(),
+        volatility: entry["volatility"].as_f64().unwrap(),
+    }
+}
