@@ -181,7 +181,7 @@ impl<G: EngineGame> Contestant<G> for LevelContestant<G> {
             .worker
             .think(game, &limits)
             .map_err(DriverError::Search)?;
-        let mv = answer.best_move.ok_or(DriverError::NoMove)?;
+        let mv = answer.result.best_move.ok_or(DriverError::NoMove)?;
         Ok(Choice::Move(game.format_move(mv)))
     }
 

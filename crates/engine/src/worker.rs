@@ -37,7 +37,7 @@
 //! });
 //! let answer = answer.unwrap();
 //! assert_eq!(answer.source, Source::Search);
-//! assert!(game.is_legal(answer.best_move.unwrap()));
+//! assert!(game.is_legal(answer.result.best_move.unwrap()));
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
@@ -104,46 +104,14 @@ pub enum Source {
 /// What [`Engine::answer`] found: a legal move whenever the game has one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Answer<M> {
-    /// The move to play; `None` only when there is no legal move.
-    pub best_move: Option<M>,
-    /// The score for the side to move (0 when nothing better is known).
-    pub score: Score,
-    /// The depth of the iteration the move comes from (0 when none).
-    pub depth: u32,
-    /// The deepest ply reached.
-    pub seldepth: u32,
-    /// Nodes searched.
-    pub nodes: u64,
-    /// Time taken, fallbacks included.
-    pub time: Duration,
-    /// The principal variation, starting with `best_move` when there is one.
-    pub pv: Vec<M>,
+    /// The search's result, or the fallback's: `best_move` is `None` only when there is
+    /// no legal move; the score is 0 and the depth 0 when nothing better is known; the
+    /// time includes the fallbacks.
+    pub result: SearchResult<M>,
     /// Where the move came from.
     pub source: Source,
     /// The panic message, if the search failed.
     pub failure: Option<String>,
-}
-
-impl<M> Answer<M> {
-    /// Nodes per second.
-    #[must_use]
-    pub fn nps(&self) -> u64 {
-        (self.nodes as f64 / self.time.as_secs_f64().max(1e-6)) as u64
-    }
-
-    fn from_result(result: SearchResult<M>, source: Source, failure: Option<String>) -> Self {
-        Answer {
-            best_move: result.best_move,
-            score: result.score,
-            depth: result.depth,
-            seldepth: result.seldepth,
-            nodes: result.nodes,
-            time: result.time,
-            pv: result.pv,
-            source,
-            failure,
-        }
-    }
 }
 
 /// The most nodes the one-ply fallback search may take, so a stopped search still
@@ -166,7 +134,7 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
     /// // Stopped before it starts: a legal move all the same.
     /// let answer = engine.answer(&game, &Limits::infinite(), &AtomicBool::new(true), |_| {});
     /// assert!(matches!(answer.source, Source::Search | Source::OnePly));
-    /// assert!(game.is_legal(answer.best_move.unwrap()));
+    /// assert!(game.is_legal(answer.result.best_move.unwrap()));
     /// ```
     pub fn answer(
         &self,
@@ -190,21 +158,26 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
         if let Some(result) = &result
             && result.best_move.is_some_and(|mv| game.is_legal(mv))
         {
-            let result = result.clone();
-            return Answer::from_result(result, Source::Search, failure);
+            return Answer {
+                result: result.clone(),
+                source: Source::Search,
+                failure,
+            };
         }
         if let Some(info) = last
             && let Some(&mv) = info.pv.first()
             && game.is_legal(mv)
         {
             return Answer {
-                best_move: Some(mv),
-                score: info.score,
-                depth: info.depth,
-                seldepth: info.seldepth,
-                nodes: result.as_ref().map_or(info.nodes, |r| r.nodes),
-                time: start.elapsed(),
-                pv: info.pv,
+                result: SearchResult {
+                    best_move: Some(mv),
+                    score: info.score,
+                    depth: info.depth,
+                    seldepth: info.seldepth,
+                    nodes: result.as_ref().map_or(info.nodes, |r| r.nodes),
+                    time: start.elapsed(),
+                    pv: info.pv,
+                },
                 source: Source::LastIteration,
                 failure,
             };
@@ -213,13 +186,15 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
         game.legal_moves(&mut moves);
         let Some(&first) = moves.first() else {
             return Answer {
-                best_move: None,
-                score: result.as_ref().map_or(Score::DRAW, |r| r.score),
-                depth: 0,
-                seldepth: 0,
-                nodes: result.as_ref().map_or(0, |r| r.nodes),
-                time: start.elapsed(),
-                pv: Vec::new(),
+                result: SearchResult {
+                    best_move: None,
+                    score: result.as_ref().map_or(Score::DRAW, |r| r.score),
+                    depth: 0,
+                    seldepth: 0,
+                    nodes: result.as_ref().map_or(0, |r| r.nodes),
+                    time: start.elapsed(),
+                    pv: Vec::new(),
+                },
                 source: Source::NoMove,
                 failure,
             };
@@ -232,9 +207,14 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
         if let Ok(quick) = quick
             && quick.best_move.is_some_and(|mv| game.is_legal(mv))
         {
-            let mut answer = Answer::from_result(quick, Source::OnePly, failure);
-            answer.time = start.elapsed();
-            return answer;
+            return Answer {
+                result: SearchResult {
+                    time: start.elapsed(),
+                    ..quick
+                },
+                source: Source::OnePly,
+                failure,
+            };
         }
         let greedy = catch_unwind(AssertUnwindSafe(|| {
             greedy_move(self.evaluator(), game, |_| 0).filter(|&mv| game.is_legal(mv))
@@ -244,13 +224,15 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
             _ => (first, Source::FirstLegal),
         };
         Answer {
-            best_move: Some(mv),
-            score: Score::DRAW,
-            depth: u32::from(source == Source::OnePly),
-            seldepth: 0,
-            nodes: 0,
-            time: start.elapsed(),
-            pv: vec![mv],
+            result: SearchResult {
+                best_move: Some(mv),
+                score: Score::DRAW,
+                depth: u32::from(source == Source::OnePly),
+                seldepth: 0,
+                nodes: 0,
+                time: start.elapsed(),
+                pv: vec![mv],
+            },
             source,
             failure,
         }

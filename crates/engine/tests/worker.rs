@@ -151,9 +151,9 @@ fn answer_of<M: std::fmt::Debug>(
 }
 
 fn assert_legal<G: Game>(game: &G, answer: &Answer<G::Move>) {
-    let mv = answer.best_move.expect("a move");
+    let mv = answer.result.best_move.expect("a move");
     assert!(game.is_legal(mv), "{answer:?}");
-    assert_eq!(answer.pv.first(), Some(&mv), "{answer:?}");
+    assert_eq!(answer.result.pv.first(), Some(&mv), "{answer:?}");
 }
 
 #[test]
@@ -268,8 +268,8 @@ fn a_search_that_panics_later_answers_with_its_last_iteration() {
         let (answer, progress) = answer_of(&events);
         let last = progress.last().expect("an iteration before the failure");
         assert_eq!(answer.source, Source::LastIteration, "{answer:?}");
-        assert_eq!(answer.pv, last.pv);
-        assert_eq!(answer.depth, last.depth);
+        assert_eq!(answer.result.pv, last.pv);
+        assert_eq!(answer.result.depth, last.depth);
         assert_legal(&game, &answer);
         assert!(answer.failure.is_some());
     }
@@ -328,19 +328,19 @@ fn a_finished_game_has_no_move_and_the_worker_keeps_its_engine() {
     let mut game = Tafl::from_position(Rules::FETLAR, pos);
     let mut worker = small::<Tafl>(1);
     let answer = worker.think(&game, &Limits::depth(3)).unwrap();
-    assert_eq!(game.format_move(answer.best_move.unwrap()), "c1-a1");
-    game.play(answer.best_move.unwrap());
+    assert_eq!(game.format_move(answer.result.best_move.unwrap()), "c1-a1");
+    game.play(answer.result.best_move.unwrap());
     assert!(game.outcome().is_some());
     let answer = worker.think(&game, &Limits::depth(3)).unwrap();
-    assert_eq!(answer.best_move, None);
+    assert_eq!(answer.result.best_move, None);
     assert_eq!(answer.source, Source::NoMove);
-    assert!(answer.pv.is_empty());
+    assert!(answer.result.pv.is_empty());
     // Settings changed between searches stay.
     worker.engine_mut().set_threads(2);
     let (_, copenhagen, _) = games();
     let answer = worker.think(&copenhagen, &Limits::depth(2)).unwrap();
     assert_eq!(answer.source, Source::Search);
-    assert_eq!(answer.depth, 2);
+    assert_eq!(answer.result.depth, 2);
     assert_eq!(worker.engine().threads(), 2);
     assert_eq!(worker.engine().hash_mb(), 4);
 }

@@ -190,11 +190,11 @@ impl Found {
     /// `answer` written in `game`'s notation.
     pub(crate) fn new<G: EngineGame>(game: &G, answer: &Answer<G::Move>) -> Found {
         Found {
-            best: answer.best_move.map(|mv| game.format_move(mv)),
-            score: answer.score,
-            depth: answer.depth,
-            nodes: answer.nodes,
-            pv: line_texts(game, &answer.pv),
+            best: answer.result.best_move.map(|mv| game.format_move(mv)),
+            score: answer.result.score,
+            depth: answer.result.depth,
+            nodes: answer.result.nodes,
+            pv: line_texts(game, &answer.result.pv),
             note: note(answer),
         }
     }
@@ -208,7 +208,7 @@ pub(crate) fn note<M>(answer: &Answer<M>) -> Option<String> {
         .map(|why| format!("the search failed ({why}); "));
     let choice = match answer.source {
         Source::Search | Source::NoMove => return failed.map(|f| f.trim_end_matches("; ").into()),
-        Source::LastIteration => format!("the best move of depth {}", answer.depth),
+        Source::LastIteration => format!("the best move of depth {}", answer.result.depth),
         Source::OnePly => "the one-ply choice".to_owned(),
         Source::FirstLegal => "the first legal move".to_owned(),
     };
@@ -241,13 +241,15 @@ mod tests {
 
     fn answer(source: Source, failure: Option<&str>) -> Answer<u8> {
         Answer {
-            best_move: Some(1),
-            score: Score::DRAW,
-            depth: 3,
-            seldepth: 3,
-            nodes: 10,
-            time: Duration::ZERO,
-            pv: vec![1],
+            result: engine::SearchResult {
+                best_move: Some(1),
+                score: Score::DRAW,
+                depth: 3,
+                seldepth: 3,
+                nodes: 10,
+                time: Duration::ZERO,
+                pv: vec![1],
+            },
             source,
             failure: failure.map(str::to_owned),
         }

@@ -123,15 +123,15 @@ pub fn run<G: EngineGame + Board>(game: G, options: &AnalyzeOptions) -> Result<(
             line_texts(&game, &info.pv).join(" ")
         );
     });
-    let best = result.best_move.context("no move found")?;
+    let best = result.result.best_move.context("no move found")?;
     println!(
         "best move {} ({}, depth {}, {} nodes in {:.3}s, {} nodes/s)",
         game.format_move(best),
-        score_text(result.score),
-        result.depth,
-        result.nodes,
-        result.time.as_secs_f64(),
-        nps_text(result.nps())
+        score_text(result.result.score),
+        result.result.depth,
+        result.result.nodes,
+        result.result.time.as_secs_f64(),
+        nps_text(result.result.nps())
     );
     Ok(())
 }

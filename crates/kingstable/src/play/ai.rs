@@ -128,9 +128,9 @@ impl<G: PlayGame> AiWorker<G> {
                 },
                 Event::Done(answer) => AiEvent::Done {
                     id,
-                    best: answer.best_move.map(G::any_move),
-                    score: answer.score,
-                    depth: answer.depth,
+                    best: answer.result.best_move.map(G::any_move),
+                    score: answer.result.score,
+                    depth: answer.result.depth,
                 },
             });
         });

@@ -425,7 +425,7 @@ fn start_search<G: EngineGame>(
             if let Some(note) = note(&answer) {
                 out.line(format!("info string {note}"));
             }
-            let best = answer.best_move.map(|mv| game.format_move(mv));
+            let best = answer.result.best_move.map(|mv| game.format_move(mv));
             out.line(format!("bestmove {}", best.as_deref().unwrap_or("none")));
         }
     })

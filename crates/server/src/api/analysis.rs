@@ -319,7 +319,7 @@ fn think<G: EngineGame>(
             pv: line_texts(game, &info.pv),
         });
     });
-    let best = answer.best_move.map(|mv| game.format_move(mv));
+    let best = answer.result.best_move.map(|mv| game.format_move(mv));
     let _ = replies.blocking_send(Reply::Done { best });
 }
 
@@ -407,8 +407,8 @@ fn review<G: EngineGame>(
         }
         let answer = engine.answer(position, &limits, stop, |_| {});
         (
-            answer.score,
-            answer.best_move.map(|mv| position.format_move(mv)),
+            answer.result.score,
+            answer.result.best_move.map(|mv| position.format_move(mv)),
         )
     };
     let (mut before, mut best_before) = search(&board);

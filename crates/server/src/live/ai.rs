@@ -116,7 +116,7 @@ fn answer<G: EngineGame>(game: &G, level: Level, limits: &Limits) -> Option<Stri
     engine.set_level(level);
     let stop = AtomicBool::new(false);
     let answer = engine.answer(game, limits, &stop, |_| {});
-    answer.best_move.map(|mv| game.format_move(mv))
+    answer.result.best_move.map(|mv| game.format_move(mv))
 }
 
 #[cfg(test)]
