@@ -436,6 +436,8 @@ impl UgiClient {
     pub fn quit(mut self, timeout: Duration) -> Result<ExitStatus, ClientError> {
         // An engine that has already gone cannot read it: that is fine.
         let _ = self.send("quit");
+        // The end of its input too, for an engine that quits only then.
+        drop(self.stdin);
         self.process
             .wait_or_kill(timeout)
             .ok_or_else(|| ClientError::Timeout {

@@ -66,7 +66,9 @@ pub struct OtepContestant {
 /// One game's engine process.
 struct Engine {
     process: Process,
-    stdin: ChildStdin,
+    /// Closed once the engine is told goodbye, so a program that quits at the end of
+    /// its input quits then.
+    stdin: Option<ChildStdin>,
     lines: Lines,
     /// `finish` already sent.
     finished: bool,
@@ -75,18 +77,28 @@ struct Engine {
 }
 
 impl Engine {
-    /// Sends `goodbye` (after `finish 0` if no result was sent), gives the engine
-    /// `patience` to exit, then kills it and reaps it.
+    /// Sends `goodbye` (after `finish 0` if no result was sent) and closes the engine's
+    /// input, gives it `patience` to exit, then kills it and reaps it.
     fn close(&mut self, patience: Duration) {
         if self.closed {
             return;
         }
         self.closed = true;
-        if !self.finished {
-            let _ = send_line(&mut self.stdin, "finish 0");
+        if let Some(mut stdin) = self.stdin.take() {
+            if !self.finished {
+                let _ = send_line(&mut stdin, "finish 0");
+            }
+            let _ = send_line(&mut stdin, "goodbye");
         }
-        let _ = send_line(&mut self.stdin, "goodbye");
         self.process.wait_or_kill(patience);
+    }
+
+    /// Writes one line to the engine.
+    fn send(&mut self, line: &str) -> std::io::Result<()> {
+        match self.stdin.as_mut() {
+            Some(stdin) => send_line(stdin, line),
+            None => Err(std::io::Error::other("closed")),
+        }
     }
 }
 
@@ -137,7 +149,9 @@ impl OtepContestant {
 
     fn send(&mut self, line: &str) -> Result<(), DriverError> {
         let engine = self.engine.as_mut().ok_or_else(|| failure("not started"))?;
-        send_line(&mut engine.stdin, line).map_err(|_| failure("the engine closed its input"))
+        engine
+            .send(line)
+            .map_err(|_| failure("the engine closed its input"))
     }
 
     /// The next line the engine writes that starts with one of `words`, within `limit`
@@ -189,7 +203,7 @@ impl OtepContestant {
         let (process, stdin, lines) = Process::piped(command.stderr(Stdio::null()))?;
         self.engine = Some(Engine {
             process,
-            stdin,
+            stdin: Some(stdin),
             lines,
             finished: false,
             closed: false,
@@ -335,10 +349,7 @@ impl<G: Board> Contestant<G> for OtepContestant {
     fn finish(&mut self, outcome: Option<Outcome>) {
         self.settle();
         if let Some(mut engine) = self.engine.take() {
-            let _ = send_line(
-                &mut engine.stdin,
-                &format!("finish {}", finish_code(outcome)),
-            );
+            let _ = engine.send(&format!("finish {}", finish_code(outcome)));
             engine.finished = true;
             engine.close(EXIT);
         }
@@ -566,6 +577,37 @@ done
                 "process {pid} left behind"
             );
         }
+    }
+
+    #[test]
+    fn an_engine_that_quits_at_the_end_of_its_input_is_not_killed() {
+        // It greets, then reads until its input ends and says so on its way out; a
+        // killed process would not get to write that.
+        let dir = std::env::temp_dir().join(format!("kingstable-otep-eof-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("log");
+        let script = dir.join("engine.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "echo hello\nwhile IFS= read -r line; do echo \"$line\" >> {log}; done\nsleep 0.2\necho 'input ended' >> {log}\n",
+                log = log.display()
+            ),
+        )
+        .unwrap();
+        let mut player =
+            OtepContestant::new(&format!("bash {}", script.display())).with_grace(Duration::ZERO);
+        let start = fetlar();
+        Contestant::<Tafl>::new_game(&mut player, &start, &[]).unwrap();
+        Contestant::<Tafl>::finish(&mut player, None);
+        let said = std::fs::read_to_string(&log).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let lines: Vec<&str> = said.lines().collect();
+        assert_eq!(
+            lines[lines.len() - 3..],
+            ["finish 0", "goodbye", "input ended"],
+            "{said}"
+        );
     }
 
     #[test]
