@@ -9,7 +9,7 @@ use engine::Clock;
 use game::{EndReason, Game, GameKind, Outcome, Player as Side};
 use games::Board;
 use games::record::ReplayOptions;
-use session::{Clocks, Timestamp};
+use session::{Clocks, Options, Session, Takebacks, TimeControl, Timestamp};
 
 use crate::contestant::{Choice, Contestant, ContestantError, Limit};
 use crate::error::{Error, ResumeError};
@@ -122,7 +122,6 @@ pub fn play_game<G: Board>(
         record: String::new(),
     };
     let mut players: [&mut dyn Contestant<G>; 2] = [first, second];
-    let mut outcome: Option<Outcome> = None;
     for (i, player) in players.iter_mut().enumerate() {
         match player.new_game(&start, &opening_moves) {
             Ok(()) => {}
@@ -136,104 +135,110 @@ pub fn play_game<G: Board>(
             }
         }
     }
-    // The clocks, when the match is played on them: the first side's starts now.
-    let mut clocks = match config.control {
-        Limit::Clock(control) => Some(Clocks::new(control)),
-        _ => None,
+    // The table: the game after the opening, on the clocks if the match is played on
+    // them (the first side's starts now). It checks every move and ends the game.
+    let control = match config.control {
+        Limit::Clock(control) => control,
+        Limit::MoveTime(_) | Limit::Depth(_) => TimeControl::Untimed,
     };
-    if let Some(clocks) = clocks.as_mut() {
-        clocks.start(game.to_move(), Timestamp::now());
-    }
-    while outcome.is_none() && report.refusal.is_none() {
-        if let Some(o) = game.outcome() {
-            outcome = Some(o);
-            report.note = o.reason.to_string();
+    let options = Options {
+        control,
+        takebacks: Takebacks::Never,
+    };
+    let mut table = Session::new(game.to_any(), options, Timestamp::now());
+    while report.refusal.is_none() {
+        if let Some(o) = table.outcome() {
+            if report.note.is_empty() {
+                report.note = o.reason.to_string();
+            }
             break;
         }
         if config.draw_after.is_some_and(|limit| game.ply() >= limit) {
-            outcome = Some(Outcome::draw(EndReason::Adjudication));
+            let drawn = Outcome::draw(EndReason::Adjudication);
+            rule(&mut table, drawn);
             report.note = format!("draw adjudicated after {} plies", game.ply());
-            break;
+            continue;
         }
-        let side = game.to_move();
+        let side = table.to_move();
         let me = side.index();
         let started = Timestamp::now();
-        let clock = clocks
-            .as_ref()
-            .and_then(|c| engine_clock(c, started))
-            .unwrap_or(Clock {
-                remaining: [Duration::ZERO; 2],
-                increment: [Duration::ZERO; 2],
-                moves_to_go: None,
-            });
+        let clock = engine_clock(table.clocks(), started).unwrap_or(Clock {
+            remaining: [Duration::ZERO; 2],
+            increment: [Duration::ZERO; 2],
+            moves_to_go: None,
+        });
         let choice = players[me].choose(&game, &clock, config.control);
         let now = Timestamp::now();
         let spent = now.saturating_duration_since(started);
-        if let Some(clocks) = clocks.as_mut() {
-            if clocks.flagged(now) == Some(side) {
-                let lost = timeout_outcome(&game, side);
-                outcome = Some(lost);
-                report.note = match lost.winner {
-                    Some(_) => format!("{} lost on time", names[me]),
-                    None => format!(
-                        "{} ran out of time; the opponent cannot win: draw",
-                        names[me]
-                    ),
-                };
-                break;
-            }
-            clocks.press(side, now);
+        if let Some(lost) = table.check_flag(now) {
+            report.note = match lost.winner {
+                Some(_) => format!("{} lost on time", names[me]),
+                None => format!(
+                    "{} ran out of time; the opponent cannot win: draw",
+                    names[me]
+                ),
+            };
+            continue;
         }
         let text = match choice {
             Ok(Choice::Move(text)) => text,
             Ok(Choice::Resign) => {
-                outcome = Some(Outcome::loss(side, EndReason::Resignation));
+                let _ = table.resign(side, now);
                 report.note = format!("{} resigned", names[me]);
-                break;
+                continue;
             }
             Ok(Choice::GameOver(reason)) => {
                 report.refusal = Some(reason);
-                break;
+                continue;
             }
             Err(err) => {
-                outcome = Some(Outcome::loss(side, EndReason::Resignation));
+                rule(&mut table, Outcome::loss(side, EndReason::Resignation));
                 report.note = format!("{} failed: {err}", names[me]);
                 report.failure = Some(report.note.clone());
-                break;
+                continue;
             }
         };
-        let mv = match game.parse_move(&text) {
-            Ok(mv) => mv,
+        let info = match table.play(side, &text, now) {
+            Ok(info) => info,
             Err(err) => {
-                outcome = Some(Outcome::loss(side, EndReason::Resignation));
+                rule(&mut table, Outcome::loss(side, EndReason::Resignation));
                 report.note = format!("{} played an illegal move: {err}", names[me]);
-                break;
+                continue;
             }
         };
         observer(Event::Move {
             game: index,
             ply: game.ply() + 1,
             player: &names[me],
-            text: &game.format_move(mv),
+            text: &info.text,
             spent,
         });
-        match players[1 - me].observe(&game, mv) {
+        let before = game.clone();
+        let mv = table
+            .game()
+            .moves()
+            .last()
+            .copied()
+            .and_then(G::move_from_any)
+            .ok_or_else(|| Error::Unsupported("the game changed kind".into()))?;
+        game.play(mv);
+        match players[1 - me].observe(&before, mv) {
             Ok(()) => {}
-            Err(ContestantError::Refused(reason)) => {
-                report.refusal = Some(reason);
-                game.play(mv);
-                break;
-            }
-            Err(ContestantError::Failed(err)) => {
-                outcome = Some(Outcome::loss(side.other(), EndReason::Resignation));
+            Err(ContestantError::Refused(reason)) => report.refusal = Some(reason),
+            // A move that ended the game by the rules stands, whatever the other side
+            // makes of it; otherwise a side that cannot follow the game loses it.
+            Err(ContestantError::Failed(err)) if table.outcome().is_none() => {
+                rule(
+                    &mut table,
+                    Outcome::loss(side.other(), EndReason::Resignation),
+                );
                 report.note = format!("{} failed: {err}", names[1 - me]);
                 report.failure = Some(report.note.clone());
-                game.play(mv);
-                break;
             }
+            Err(ContestantError::Failed(_)) => {}
         }
-        game.play(mv);
     }
+    let mut outcome = table.outcome();
     if let Some(reason) = &report.refusal {
         report.note = format!("aborted: the peer's house rules differ from ours ({reason})");
         outcome = None;
@@ -262,14 +267,15 @@ pub fn play_game<G: Board>(
     if let Some(refusal) = &report.refusal {
         tags.push(("Refusal".to_owned(), refusal.clone()));
     }
-    report.record = games::record::write(&game.to_any(), &tags, outcome);
+    report.record = games::record::write(table.game(), &tags, outcome);
     Ok(report)
 }
 
-/// The result of `loser`'s flag falling in `game`, by the session's rule (in Camelot a
-/// draw when the opponent has too little material to win).
-fn timeout_outcome<G: Board>(game: &G, loser: Side) -> Outcome {
-    session::timeout_outcome(&game.to_any(), loser)
+/// Ends the game on the table with `outcome`, ruled by the referee (an adjudication, or
+/// a forfeit for an illegal move or a failure, recorded as a resignation).
+fn rule(table: &mut Session, outcome: Outcome) {
+    // Refused only when the game is already over, which the loop has checked.
+    let _ = table.adjudicate(outcome, Timestamp::now());
 }
 
 /// Reads back game `index` as an earlier run of this match saved it (`--resume`), after

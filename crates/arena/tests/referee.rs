@@ -342,3 +342,66 @@ fn every_move_is_reported_to_the_observer() {
         assert_eq!(text, &record.moves[i]);
     }
 }
+
+/// An answer a contestant gives.
+type Answer = fn() -> Result<Choice, DriverError>;
+
+/// A contestant that plays the first legal move until ply `after`, then answers `then`.
+struct Then {
+    after: usize,
+    then: Answer,
+}
+
+impl<G: Board> Contestant<G> for Then {
+    fn name(&self) -> String {
+        "then".into()
+    }
+    fn new_game(&mut self, _: &G, _: &[G::Move]) -> Result<(), ContestantError> {
+        Ok(())
+    }
+    fn choose(&mut self, game: &G, _: &engine::Clock, _: Limit) -> Result<Choice, DriverError> {
+        if game.ply() >= self.after {
+            return (self.then)();
+        }
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        Ok(Choice::Move(game.format_move(moves[0])))
+    }
+    fn observe(&mut self, _: &G, _: G::Move) -> Result<(), ContestantError> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failure_or_an_illegal_move_loses_the_game_and_says_why() {
+    let cfg = config(GameKind::Copenhagen, ["greedy", "then"], 1);
+    let cases: [(Answer, &str); 3] = [
+        (
+            || Err(DriverError::NoMove),
+            "then failed: the engine found no move",
+        ),
+        (
+            || Ok(Choice::Move("a1-a2".into())),
+            "then played an illegal move: ",
+        ),
+        (|| Ok(Choice::Resign), "then resigned"),
+    ];
+    for (then, note) in cases {
+        let mut a = GreedyContestant::<tafl::Tafl>::new();
+        let mut b = Then { after: 3, then };
+        let report = play_game(&cfg, &start(&cfg), 0, &[], &mut a, &mut b, &quiet).unwrap();
+        // "then" has the second side: it fails on its second turn, at ply 3.
+        assert_eq!(report.plies, 3, "{note}");
+        assert_eq!(
+            report.outcome,
+            Some(Outcome::loss(Side::Second, EndReason::Resignation))
+        );
+        assert!(report.note.starts_with(note), "{}", report.note);
+        assert_eq!(report.failure.is_some(), note.contains("failed"), "{note}");
+        assert_eq!(report.points_for_a(), Some(1.0));
+        let read = report_from_record(&cfg, 0, &report.record).unwrap();
+        assert_eq!(read.outcome, report.outcome);
+        assert_eq!(read.note, report.note);
+        assert_eq!(read.failure, report.failure);
+    }
+}

@@ -665,6 +665,15 @@ impl Session {
         Ok(outcome)
     }
 
+    /// An arbiter ends the game with `outcome`, whoever is to move: a match's draw after
+    /// so many plies, a tournament director's ruling, a player forfeited for breaking
+    /// the rules of play (an illegal move from an engine, a program that failed).
+    pub fn adjudicate(&mut self, outcome: Outcome, now: Timestamp) -> Result<Outcome, Error> {
+        self.check_ongoing(now)?;
+        self.end(outcome, now);
+        Ok(outcome)
+    }
+
     /// `player` offers a draw (on either turn). If the opponent had offered one, this
     /// accepts it and returns the result. An offer lapses when the opponent moves.
     pub fn offer_draw(&mut self, player: Player, now: Timestamp) -> Result<Option<Outcome>, Error> {

@@ -352,6 +352,30 @@ fn resignation_ends_the_game_for_either_player() {
 }
 
 #[test]
+fn an_arbiter_ends_the_game_with_any_result_and_it_is_logged() {
+    let mut s = copenhagen("5+0", Takebacks::Never);
+    play_all(&mut s, &["d1-d3", "e5-e2"], 1);
+    let drawn = Outcome::draw(EndReason::Adjudication);
+    let revision = s.revision();
+    assert_eq!(s.adjudicate(drawn, at(10)), Ok(drawn));
+    assert_eq!(s.outcome(), Some(drawn));
+    assert_eq!(s.revision(), revision + 1);
+    assert!(matches!(
+        s.events().last().unwrap().kind,
+        EventKind::Ended { outcome, .. } if outcome == drawn
+    ));
+    assert_eq!(s.clocks().running(), None);
+    // Over is over: a second ruling, or a move, is refused.
+    let lost = Outcome::loss(FIRST, EndReason::Resignation);
+    assert!(matches!(
+        s.adjudicate(lost, at(11)),
+        Err(Error::GameOver { .. })
+    ));
+    assert!(s.play(FIRST, "d3-d2", at(11)).is_err());
+    assert_eq!(round_trip(&s).outcome(), Some(drawn));
+}
+
+#[test]
 fn a_game_can_be_aborted_until_both_sides_have_moved() {
     let mut s = copenhagen("5+0", Takebacks::Immediate);
     assert!(s.can_abort());
