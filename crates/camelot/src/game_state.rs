@@ -202,3 +202,11 @@ pub(crate) fn describe(outcome: Outcome) -> String {
         None => format!("draw ({})", outcome.reason),
     }
 }
+
+impl game::MoveBound for Camelot {
+    /// None: a Camelot jump sequence can branch at every landing square, so the number
+    /// of capturing moves has no small bound. Camelot counts are checked as they grow.
+    fn move_bound(&self, _: game::Player) -> Option<u64> {
+        None
+    }
+}

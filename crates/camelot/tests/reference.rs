@@ -191,3 +191,13 @@ fn camelot_generator_agrees_with_literal_reading_at_depth_two() {
         }
     }
 }
+
+#[test]
+fn camelot_has_no_static_move_bound_so_perft_checks_as_it_counts() {
+    let game = camelot::Camelot::start();
+    assert_eq!(
+        game::MoveBound::move_bound(&game, game::Player::First),
+        None
+    );
+    assert_eq!(game::deepest_countable(&game), None);
+}

@@ -27,7 +27,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use perft::{PROGRESS_DEPTH, perft, perft_divide, try_perft, try_perft_with_progress};
+pub use perft::{
+    MoveBound, PROGRESS_DEPTH, deepest_countable, perft, perft_divide, try_perft,
+    try_perft_with_progress,
+};
 pub use prove::{forced_win_within, shortest_forced_win};
 
 /// One step of SplitMix64, a `const fn` so each rules crate can fill its Zobrist tables

@@ -1,7 +1,7 @@
 //! Perft: the number of move sequences of a given length, the correctness contract of a
 //! move generator. A move that ends the game is a leaf (it is counted, not expanded).
 
-use crate::Game;
+use crate::{Game, Player};
 
 /// Counts the leaves of the game tree `depth` plies deep from the current position.
 ///
@@ -19,6 +19,37 @@ pub fn perft<G: Game>(game: &mut G, depth: u32) -> u64 {
 /// it grows, never wrapped). The game is left as it was found either way.
 pub fn try_perft<G: Game>(game: &mut G, depth: u32) -> Option<u64> {
     count(game, depth, 0, &mut Vec::new(), &mut |_| {})
+}
+
+/// A bound on the number of legal moves any position at or below this one can have, by
+/// side: what lets a perft depth be refused before counting when its count might not fit
+/// in a `u64` ([`deepest_countable`]).
+pub trait MoveBound {
+    /// At most this many legal moves for `player` in this position and in every position
+    /// that follows it, or `None` if the game gives no useful bound.
+    fn move_bound(&self, player: Player) -> Option<u64>;
+}
+
+/// The deepest perft whose count is sure to fit in a `u64`, by the game's move bound:
+/// the product of the bounds of the plies, sides alternating from the side to move.
+/// `None` when the game gives no bound (count with [`try_perft`], which checks the count
+/// as it grows).
+pub fn deepest_countable<G: Game + MoveBound>(game: &G) -> Option<u32> {
+    let bounds = [
+        game.move_bound(game.to_move())?,
+        game.move_bound(game.to_move().other())?,
+    ];
+    if bounds.iter().all(|&b| b <= 1) {
+        // At most one move a ply: every count is 0 or 1.
+        return Some(u32::MAX);
+    }
+    let mut product: u64 = 1;
+    let mut depth: u32 = 0;
+    while let Some(next) = product.checked_mul(bounds[depth as usize % 2].max(1)) {
+        product = next;
+        depth += 1;
+    }
+    Some(depth)
 }
 
 /// Subtrees this many plies deep or less are reported whole by

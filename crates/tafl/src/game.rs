@@ -355,3 +355,18 @@ impl Game for Tafl {
         self.position.captures_of(mv, self.rules).count()
     }
 }
+
+impl game::MoveBound for Tafl {
+    /// A tafl piece moves along its rank or its file: at most 10 squares each way on the
+    /// 11x11 board, so 20 moves. Pieces are never gained, so 20 moves per piece of the
+    /// side (the king counts for the defenders) bounds every later position too.
+    fn move_bound(&self, player: Player) -> Option<u64> {
+        let position = self.position();
+        let pieces = if player == Player::First {
+            position.attackers().count()
+        } else {
+            position.defenders().count() + 1
+        };
+        Some(20 * u64::from(pieces))
+    }
+}

@@ -80,3 +80,23 @@ fn perft_counts_a_game_ending_move_as_a_leaf() {
     assert_eq!(game::perft(&mut game, 2), expected);
     assert!(moves.iter().filter(|m| m.to.is_corner()).count() == 2);
 }
+
+#[test]
+fn from_the_start_a_count_is_sure_to_fit_in_64_bits_to_depth_7() {
+    use game::{MoveBound, Player, deepest_countable};
+    // 480 attacker moves and 260 defender moves at most: 480^4 * 260^3 < 2^64 <
+    // 480^4 * 260^4.
+    let game = tafl::Tafl::new(tafl::Rules::COPENHAGEN);
+    assert_eq!(game.move_bound(Player::First), Some(480));
+    assert_eq!(game.move_bound(Player::Second), Some(260));
+    assert_eq!(deepest_countable(&game), Some(7));
+}
+
+#[test]
+fn fewer_pieces_can_be_counted_deeper() {
+    let position =
+        tafl::Position::from_string_with_side("/11/11/11/t10/Kt9/t10/11/11/11/11/11/ d").unwrap();
+    let game = tafl::Tafl::from_position(tafl::Rules::FETLAR, position);
+    // 3 attackers (60 moves) and the king (20): 1200 per two plies.
+    assert_eq!(game::deepest_countable(&game), Some(12));
+}

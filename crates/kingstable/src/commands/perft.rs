@@ -1,65 +1,14 @@
 //! `kingstable perft`: count the leaves of the game tree, the move generator's contract.
 //!
 //! Counts are exact or refused: a depth whose count might not fit in a `u64` is refused
-//! before counting where the game gives a bound ([`MoveBound`]), and every count is
+//! before counting where the game gives a bound ([`game::MoveBound`]), and every count is
 //! checked as it grows. A long count shows its progress on standard error.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use game::{Game, Player};
-
-/// A bound on the number of legal moves any position below this one can have, by side.
-pub trait MoveBound {
-    /// At most this many legal moves for `player` in this position and in every position
-    /// that follows it, or `None` if the game gives no useful bound.
-    fn move_bound(&self, player: Player) -> Option<u64>;
-}
-
-impl MoveBound for tafl::Tafl {
-    /// A tafl piece moves along its rank or its file: at most 10 squares each way on the
-    /// 11x11 board, so 20 moves. Pieces are never gained, so 20 moves per piece of the
-    /// side (the king counts for the defenders) bounds every later position too.
-    fn move_bound(&self, player: Player) -> Option<u64> {
-        let position = self.position();
-        let pieces = if player == Player::First {
-            position.attackers().count()
-        } else {
-            position.defenders().count() + 1
-        };
-        Some(20 * u64::from(pieces))
-    }
-}
-
-impl MoveBound for camelot::Camelot {
-    /// None: a Camelot jump sequence can branch at every landing square, so the number
-    /// of capturing moves has no small bound. Camelot counts are checked as they grow.
-    fn move_bound(&self, _: Player) -> Option<u64> {
-        None
-    }
-}
-
-/// The deepest perft whose count is sure to fit in a `u64`, by the game's move bound:
-/// the product of the bounds of the plies, sides alternating from the side to move.
-/// `None` when the game gives no bound.
-pub fn deepest_countable<G: Game + MoveBound>(game: &G) -> Option<u32> {
-    let bounds = [
-        game.move_bound(game.to_move())?,
-        game.move_bound(game.to_move().other())?,
-    ];
-    if bounds.iter().all(|&b| b <= 1) {
-        // At most one move a ply: every count is 0 or 1.
-        return Some(u32::MAX);
-    }
-    let mut product: u64 = 1;
-    let mut depth: u32 = 0;
-    while let Some(next) = product.checked_mul(bounds[depth as usize % 2].max(1)) {
-        product = next;
-        depth += 1;
-    }
-    Some(depth)
-}
+use game::{Game, MoveBound, Player, deepest_countable};
 
 /// When to report progress and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -278,26 +227,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tafl_from_the_start_is_countable_to_depth_7() {
-        // 480 attacker moves and 260 defender moves at most: 480^4 * 260^3 < 2^64 <
-        // 480^4 * 260^4.
-        let game = tafl::Tafl::new(tafl::Rules::COPENHAGEN);
-        assert_eq!(game.move_bound(Player::First), Some(480));
-        assert_eq!(game.move_bound(Player::Second), Some(260));
-        assert_eq!(deepest_countable(&game), Some(7));
-    }
-
-    #[test]
-    fn fewer_pieces_can_be_counted_deeper() {
-        let position =
-            tafl::Position::from_string_with_side("/11/11/11/t10/Kt9/t10/11/11/11/11/11/ d")
-                .unwrap();
-        let game = tafl::Tafl::from_position(tafl::Rules::FETLAR, position);
-        // 3 attackers (60 moves) and the king (20): 1200 per two plies.
-        assert_eq!(deepest_countable(&game), Some(12));
-    }
-
-    #[test]
     fn progress_hears_of_every_leaf_once() {
         // Few pieces, so that games end inside the count (captured kings, escapes).
         let position =
@@ -308,11 +237,6 @@ mod tests {
         let total = game::try_perft_with_progress(&mut game, 5, &mut |n| heard += n);
         assert_eq!(total, Some(heard));
         assert_eq!(total, game::try_perft(&mut game, 5));
-    }
-
-    #[test]
-    fn camelot_has_no_static_bound() {
-        assert_eq!(deepest_countable(&camelot::Camelot::start()), None);
     }
 
     #[test]
