@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use game::{Game, MoveBound, Player, deepest_countable};
+use game::{Game, MoveBound, deepest_countable};
 
 /// When to report progress and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
