@@ -148,20 +148,41 @@ fn failures_and_adjudications_read_back() {
     assert_eq!(read.points_for_a(), Some(1.0));
 }
 
-/// A player that plays the first legal move and, from a given ply on, holds the game
-/// over by its own rules (as hnefatafl.org's program does after 140 plies).
-struct StopsAt(usize);
+/// An answer a scripted contestant gives.
+type Answer = fn() -> Result<Choice, DriverError>;
 
-impl<G: Board> Contestant<G> for StopsAt {
+/// A contestant named `name` that thinks for `think`, then plays the first legal move,
+/// until ply `after`: from then on it answers `then`.
+struct Scripted {
+    name: &'static str,
+    think: Duration,
+    after: usize,
+    then: Answer,
+}
+
+impl Scripted {
+    /// Plays the first legal move at once until ply `after`, then answers `then`.
+    fn until(name: &'static str, after: usize, then: Answer) -> Scripted {
+        Scripted {
+            name,
+            think: Duration::ZERO,
+            after,
+            then,
+        }
+    }
+}
+
+impl<G: Board> Contestant<G> for Scripted {
     fn name(&self) -> String {
-        "stops".into()
+        self.name.into()
     }
     fn new_game(&mut self, _: &G, _: &[G::Move]) -> Result<(), ContestantError> {
         Ok(())
     }
     fn choose(&mut self, game: &G, _: &engine::Clock, _: Limit) -> Result<Choice, DriverError> {
-        if game.ply() >= self.0 {
-            return Ok(Choice::GameOver(format!("over after {} plies", game.ply())));
+        std::thread::sleep(self.think);
+        if game.ply() >= self.after {
+            return (self.then)();
         }
         let mut moves = Vec::new();
         game.legal_moves(&mut moves);
@@ -176,7 +197,11 @@ impl<G: Board> Contestant<G> for StopsAt {
 fn a_game_the_peer_holds_over_is_aborted_not_scored() {
     let cfg = config(GameKind::Copenhagen, ["greedy", "stops"], 1);
     let mut a = GreedyContestant::<tafl::Tafl>::new();
-    let mut b = StopsAt(5);
+    // It holds the game over by its own rules from ply 5 on (as hnefatafl.org's program
+    // does after 140 plies).
+    let mut b = Scripted::until("stops", 5, || {
+        Ok(Choice::GameOver("over after 5 plies".into()))
+    });
     let report =
         play_game::<tafl::Tafl>(&cfg, &start(&cfg), 0, &[], &mut a, &mut b, &quiet).unwrap();
     // Nobody can win in two moves each from the start: the game reaches ply 5.
@@ -190,27 +215,6 @@ fn a_game_the_peer_holds_over_is_aborted_not_scored() {
     assert_eq!(read.plies, 5);
 }
 
-/// A player that thinks for a fixed time, then plays the first legal move.
-struct Slow(Duration);
-
-impl<G: Board> Contestant<G> for Slow {
-    fn name(&self) -> String {
-        "slow".into()
-    }
-    fn new_game(&mut self, _: &G, _: &[G::Move]) -> Result<(), ContestantError> {
-        Ok(())
-    }
-    fn choose(&mut self, game: &G, _: &engine::Clock, _: Limit) -> Result<Choice, DriverError> {
-        std::thread::sleep(self.0);
-        let mut moves = Vec::new();
-        game.legal_moves(&mut moves);
-        Ok(Choice::Move(game.format_move(moves[0])))
-    }
-    fn observe(&mut self, _: &G, _: G::Move) -> Result<(), ContestantError> {
-        Ok(())
-    }
-}
-
 #[test]
 fn the_clocks_are_minutes_plus_seconds_and_a_flag_fall_loses() {
     // 0.01 minutes = 600 ms each, 10 ms added per move: the fast player keeps its
@@ -219,7 +223,10 @@ fn the_clocks_are_minutes_plus_seconds_and_a_flag_fall_loses() {
     cfg.control = Limit::Clock("0.01+0.01".parse().unwrap());
     cfg.draw_after = None;
     let mut a = GreedyContestant::<tafl::Tafl>::new();
-    let mut b = Slow(Duration::from_millis(250));
+    let mut b = Scripted {
+        think: Duration::from_millis(250),
+        ..Scripted::until("slow", usize::MAX, || Err(DriverError::NoMove))
+    };
     let report =
         play_game::<tafl::Tafl>(&cfg, &start(&cfg), 0, &[], &mut a, &mut b, &quiet).unwrap();
     assert_eq!(
@@ -343,35 +350,6 @@ fn every_move_is_reported_to_the_observer() {
     }
 }
 
-/// An answer a contestant gives.
-type Answer = fn() -> Result<Choice, DriverError>;
-
-/// A contestant that plays the first legal move until ply `after`, then answers `then`.
-struct Then {
-    after: usize,
-    then: Answer,
-}
-
-impl<G: Board> Contestant<G> for Then {
-    fn name(&self) -> String {
-        "then".into()
-    }
-    fn new_game(&mut self, _: &G, _: &[G::Move]) -> Result<(), ContestantError> {
-        Ok(())
-    }
-    fn choose(&mut self, game: &G, _: &engine::Clock, _: Limit) -> Result<Choice, DriverError> {
-        if game.ply() >= self.after {
-            return (self.then)();
-        }
-        let mut moves = Vec::new();
-        game.legal_moves(&mut moves);
-        Ok(Choice::Move(game.format_move(moves[0])))
-    }
-    fn observe(&mut self, _: &G, _: G::Move) -> Result<(), ContestantError> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_failure_or_an_illegal_move_loses_the_game_and_says_why() {
     let cfg = config(GameKind::Copenhagen, ["greedy", "then"], 1);
@@ -388,7 +366,7 @@ fn a_failure_or_an_illegal_move_loses_the_game_and_says_why() {
     ];
     for (then, note) in cases {
         let mut a = GreedyContestant::<tafl::Tafl>::new();
-        let mut b = Then { after: 3, then };
+        let mut b = Scripted::until("then", 3, then);
         let report = play_game(&cfg, &start(&cfg), 0, &[], &mut a, &mut b, &quiet).unwrap();
         // "then" has the second side: it fails on its second turn, at ply 3.
         assert_eq!(report.plies, 3, "{note}");
