@@ -24,12 +24,40 @@ fn data(name: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
-fn temp_file(name: &str, contents: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("kingstable-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// A file in a temporary directory of its own, removed with it when dropped; it reads
+/// as its path.
+struct TempFile {
+    path: String,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for TempFile {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.path
+    }
+}
+
+fn temp_file(name: &str, contents: &str) -> TempFile {
+    let dir = tempfile::Builder::new()
+        .prefix("kingstable-cli-")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join(name);
     std::fs::write(&path, contents).unwrap();
-    path.to_string_lossy().into_owned()
+    TempFile {
+        path: path.to_string_lossy().into_owned(),
+        _dir: dir,
+    }
+}
+
+/// A fresh temporary directory, removed when dropped.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("kingstable-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Runs `kingstable match …`, which must succeed; its stdout.
@@ -518,7 +546,7 @@ fn convert_writes_nothing_when_a_game_does_not_replay() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ply 23"));
-    assert_eq!(std::fs::read_to_string(&target).unwrap(), "untouched");
+    assert_eq!(std::fs::read_to_string(&*target).unwrap(), "untouched");
 }
 
 #[test]
@@ -546,7 +574,8 @@ fn convert_camelot_scores_and_move_lists() {
 
 #[test]
 fn match_runs_an_external_ugi_engine_and_saves_records() {
-    let out_dir = std::env::temp_dir().join(format!("kingstable-match-{}", std::process::id()));
+    let out = temp_dir("match");
+    let out_dir = out.path();
     let ugi = format!("ugi:{} engine", env!("CARGO_BIN_EXE_kingstable"));
     let dir = out_dir.to_string_lossy().into_owned();
     let text = successful_match(&[
@@ -567,7 +596,7 @@ fn match_runs_an_external_ugi_engine_and_saves_records() {
     ]);
     assert!(text.contains("final score of level:1 vs ugi:"), "{text}");
     assert!(!text.contains("failure"), "{text}");
-    records_replay("camelot", &out_dir, &["game-001.txt", "game-002.txt"]);
+    records_replay("camelot", out_dir, &["game-001.txt", "game-002.txt"]);
 }
 
 /// Our own OpenTafl Engine Protocol engine as `--engine2`.
@@ -577,9 +606,14 @@ fn our_otep_engine() -> String {
 
 /// Two games of `game` between `engine1` and our OTEP engine, with `extra` options, saved
 /// in a fresh directory named after `name`; the output and the directory.
-fn otep_match(name: &str, game: &str, engine1: &str, extra: &[&str]) -> (String, PathBuf) {
-    let out_dir = std::env::temp_dir().join(format!("kingstable-{name}-{}", std::process::id()));
-    let dir = out_dir.to_string_lossy().into_owned();
+fn otep_match(
+    name: &str,
+    game: &str,
+    engine1: &str,
+    extra: &[&str],
+) -> (String, tempfile::TempDir) {
+    let out_dir = temp_dir(name);
+    let dir = out_dir.path().to_string_lossy().into_owned();
     let otep = our_otep_engine();
     let mut args = vec![
         "--game",
@@ -612,7 +646,7 @@ fn match_runs_an_external_otep_engine() {
         !text.contains("failure") && !text.contains("not scored"),
         "{text}"
     );
-    records_replay("fetlar", &out_dir, &["game-001.otg", "game-002.otg"]);
+    records_replay("fetlar", out_dir.path(), &["game-001.otg", "game-002.otg"]);
     // A fixed depth cannot be asked of an OTEP engine, and Camelot is not OpenTafl's.
     let out = kingstable(&[
         "match",
@@ -655,12 +689,16 @@ fn match_tells_an_otep_engine_the_repetition_rule_it_referees_by() {
         ],
     );
     assert!(!text.contains("failure"), "{text}");
-    let record = std::fs::read_to_string(out_dir.join("game-001.otg")).unwrap();
+    let record = std::fs::read_to_string(out_dir.path().join("game-001.otg")).unwrap();
     assert!(
         record.contains("[rules:dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:"),
         "{record}"
     );
-    records_replay("copenhagen", &out_dir, &["game-001.otg", "game-002.otg"]);
+    records_replay(
+        "copenhagen",
+        out_dir.path(),
+        &["game-001.otg", "game-002.otg"],
+    );
     let out = kingstable(&[
         "match",
         "--game",
@@ -750,8 +788,8 @@ fn match_clocks_read_minutes_plus_seconds_like_play() {
 
 #[test]
 fn a_match_cut_short_resumes_where_it_stopped() {
-    let out_dir = std::env::temp_dir().join(format!("kingstable-resume-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out_dir);
+    let out = temp_dir("resume");
+    let out_dir = out.path();
     let dir = out_dir.to_string_lossy().into_owned();
     let run = |games: &str, engine2: &str, resume: bool| {
         let mut args = vec![

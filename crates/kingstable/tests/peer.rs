@@ -26,10 +26,12 @@ fn peer_available() -> bool {
 mod common;
 use common::kingstable;
 
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kingstable-peer-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A fresh directory for a match's records, removed when dropped.
+fn out_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("kingstable-peer-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// The first 142 plies of archive game 78, legal by both programs' rules: the
@@ -92,8 +94,9 @@ fn games_the_peer_holds_drawn_after_140_turns_are_not_scored() {
         ("stdin", format!("htp:{PEER}")),
         ("tcp", format!("htp-host:{PEER} --depth 1")),
     ] {
-        let dir = out_dir(&format!("long-{name}"));
-        let openings = long_opening(&dir);
+        let out = out_dir(&format!("long-{name}"));
+        let dir = out.path();
+        let openings = long_opening(dir);
         let text = run_match(
             &engine2,
             &["--openings", &openings.to_string_lossy()],
@@ -119,9 +122,10 @@ fn a_short_match_against_the_peer_in_tcp_mode_is_refereed_and_recorded() {
     if !peer_available() {
         return;
     }
-    let dir = out_dir("tcp");
+    let out = out_dir("tcp");
+    let dir = out.path();
     let engine2 = format!("htp-host:{PEER} --depth 1");
-    let text = run_match(&engine2, &["--draw-after", "120"], &dir);
+    let text = run_match(&engine2, &["--draw-after", "120"], dir);
     // Both games are played out (scored, or reported apart if the peer's house rules
     // refused one of our moves) and neither player failed.
     assert!(
