@@ -3,8 +3,6 @@
 //! rules, by resignation, a flag fall, a failure or an adjudication, and writes the
 //! record. A saved record reads back as the same report (`--resume`).
 
-use std::time::Duration;
-
 use engine::Clock;
 use game::{EndReason, Game, GameKind, Outcome, Player as Side};
 use games::Board;
@@ -162,11 +160,7 @@ pub fn play_game<G: Board>(
         let side = table.to_move();
         let me = side.index();
         let started = Timestamp::now();
-        let clock = engine_clock(table.clocks(), started).unwrap_or(Clock {
-            remaining: [Duration::ZERO; 2],
-            increment: [Duration::ZERO; 2],
-            moves_to_go: None,
-        });
+        let clock = engine_clock(table.clocks(), started).unwrap_or_default();
         let choice = players[me].choose(&game, &clock, config.control);
         let now = Timestamp::now();
         let spent = now.saturating_duration_since(started);
@@ -213,7 +207,6 @@ pub fn play_game<G: Board>(
             text: &info.text,
             spent,
         });
-        let before = game.clone();
         let mv = table
             .game()
             .moves()
@@ -221,8 +214,9 @@ pub fn play_game<G: Board>(
             .copied()
             .and_then(G::move_from_any)
             .ok_or_else(|| Error::Unsupported("the game changed kind".into()))?;
+        let observed = players[1 - me].observe(&game, mv);
         game.play(mv);
-        match players[1 - me].observe(&before, mv) {
+        match observed {
             Ok(()) => {}
             Err(ContestantError::Refused(reason)) => report.refusal = Some(reason),
             // A move that ended the game by the rules stands, whatever the other side
@@ -343,6 +337,8 @@ pub fn report_from_record(
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use session::TimeControl;
 
     use super::*;
