@@ -696,8 +696,13 @@ export class Board {
     this.picker.classList.toggle('kt-picker--bottom', middle < v.ranks / 2);
     this.picker.hidden = false;
     this.showPreview(moves[0]);
-    // After the press that opened it has moved the focus to the board.
-    setTimeout(() => /** @type {HTMLElement | null} */ (list.querySelector('button'))?.focus(), 0);
+    // After the press that opened it has moved the focus to the board, unless a key
+    // (forwarded by keyDown) has already moved it into the picker.
+    setTimeout(() => {
+      if (this.choices === moves && !this.picker.contains(document.activeElement)) {
+        /** @type {HTMLElement | null} */ (list.querySelector('button'))?.focus();
+      }
+    }, 0);
   }
 
   /** @param {MoveInfo | null} m */
@@ -814,6 +819,10 @@ export class Board {
   /** @param {KeyboardEvent} e */
   keyDown(e) {
     if (!this.view) return;
+    if (this.choices) {
+      this.pickerKeyFromBoard(e);
+      return;
+    }
     /** @type {Record<string, [number, number]>} */
     const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
     const delta = arrows[e.key];
@@ -826,14 +835,37 @@ export class Board {
       this.activate(this.focus);
       if (!this.choices) this.announceFocus();
     } else if (e.key === 'Escape') {
-      if (this.choices) {
-        e.preventDefault();
-        this.closePicker();
-      } else if (this.selected) {
+      if (this.selected) {
         e.preventDefault();
         this.select(null);
         this.announceFocus();
       }
+    }
+  }
+
+  /**
+   * A key pressed while the picker is open but the focus is still on the board (a fast
+   * press right after the click that opened it): it acts on the picker as if the focus
+   * were already there, starting from the previewed choice.
+   * @param {KeyboardEvent} e
+   */
+  pickerKeyFromBoard(e) {
+    const moves = /** @type {MoveInfo[]} */ (this.choices);
+    const buttons = /** @type {HTMLElement[]} */ ([...this.picker.querySelectorAll('.kt-picker__choice')]);
+    const i = Math.max(0, moves.findIndex((m) => m === this.preview));
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      this.closePicker();
+    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const next = (i + (e.key === 'ArrowDown' ? 1 : -1) + buttons.length) % buttons.length;
+      buttons[next]?.focus();
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      this.play(moves[i], false);
+    } else if (e.key === 'Tab') {
+      e.preventDefault();
+      buttons[i]?.focus();
     }
   }
 

@@ -202,7 +202,29 @@ test('camelot: the picker works by keyboard too', async () => {
   const { page, errors, context } = await open('camelot_multipath');
   await page.click('.kt-sq[data-square="C11"]');
   await page.click('.kt-sq[data-square="K7"]');
+  // The first choice takes the focus; the arrows move it, Enter plays the focused path.
+  await until(page, () => document.activeElement?.classList.contains('kt-picker__choice') ?? false);
   await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await played(page), [choices[1].text]);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('camelot: keys that reach the board while the picker is open act on the picker', async () => {
+  // A fast player presses a key before the focus has moved into the picker: the board
+  // passes it on, starting from the previewed (first) choice.
+  const fx = await fixture('camelot_multipath');
+  const choices = /** @type {MoveInfo[]} */ (fx.legal_moves).filter((m) => nameOf(fx, m.from) === 'C11' && nameOf(fx, m.to) === 'K7');
+  const { page, errors, context } = await open('camelot_multipath');
+  await page.click('.kt-sq[data-square="C11"]');
+  await page.click('.kt-sq[data-square="K7"]');
+  await until(page, () => document.activeElement?.classList.contains('kt-picker__choice') ?? false);
+  await page.focus('.kt-board__svg');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.evaluate(() => /** @type {HTMLElement} */ (document.activeElement).dataset.move), choices[1].text);
+  // The focused choice is the previewed one; Enter on the board plays it.
+  await page.focus('.kt-board__svg');
   await page.keyboard.press('Enter');
   assert.deepEqual(await played(page), [choices[1].text]);
   assert.deepEqual(errors, []);
