@@ -722,10 +722,21 @@ export class Board {
     this.showPreview(null);
   }
 
-  /** @param {KeyboardEvent} e */
-  pickerKey(e) {
+  /**
+   * Keys for the open picker: the arrows move between its buttons, Escape closes it. A
+   * key that reaches the board instead (a fast press right after the click that opened
+   * the picker, before the focus moved into it) acts from the previewed choice, and
+   * Enter there plays that choice.
+   * @param {KeyboardEvent} e
+   * @param {boolean} [fromBoard]
+   */
+  pickerKey(e, fromBoard = false) {
+    const moves = /** @type {MoveInfo[]} */ (this.choices);
+    // The choices come first among the picker's buttons, then Cancel.
     const buttons = /** @type {HTMLElement[]} */ ([...this.picker.querySelectorAll('button')]);
-    const i = buttons.indexOf(/** @type {HTMLElement} */ (document.activeElement));
+    const i = fromBoard
+      ? Math.max(0, moves.findIndex((m) => m === this.preview))
+      : buttons.indexOf(/** @type {HTMLElement} */ (document.activeElement));
     if (e.key === 'Escape') {
       e.preventDefault();
       this.closePicker();
@@ -734,6 +745,12 @@ export class Board {
       e.preventDefault();
       const next = (i + (e.key === 'ArrowDown' ? 1 : -1) + buttons.length) % buttons.length;
       buttons[next].focus();
+    } else if (fromBoard && (e.key === 'Enter' || e.key === ' ')) {
+      e.preventDefault();
+      this.play(moves[i], false);
+    } else if (fromBoard && e.key === 'Tab') {
+      e.preventDefault();
+      buttons[i].focus();
     }
   }
 
@@ -820,7 +837,7 @@ export class Board {
   keyDown(e) {
     if (!this.view) return;
     if (this.choices) {
-      this.pickerKeyFromBoard(e);
+      this.pickerKey(e, true);
       return;
     }
     /** @type {Record<string, [number, number]>} */
@@ -840,32 +857,6 @@ export class Board {
         this.select(null);
         this.announceFocus();
       }
-    }
-  }
-
-  /**
-   * A key pressed while the picker is open but the focus is still on the board (a fast
-   * press right after the click that opened it): it acts on the picker as if the focus
-   * were already there, starting from the previewed choice.
-   * @param {KeyboardEvent} e
-   */
-  pickerKeyFromBoard(e) {
-    const moves = /** @type {MoveInfo[]} */ (this.choices);
-    const buttons = /** @type {HTMLElement[]} */ ([...this.picker.querySelectorAll('.kt-picker__choice')]);
-    const i = Math.max(0, moves.findIndex((m) => m === this.preview));
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      this.closePicker();
-    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      e.preventDefault();
-      const next = (i + (e.key === 'ArrowDown' ? 1 : -1) + buttons.length) % buttons.length;
-      buttons[next]?.focus();
-    } else if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      this.play(moves[i], false);
-    } else if (e.key === 'Tab') {
-      e.preventDefault();
-      buttons[i]?.focus();
     }
   }
 
