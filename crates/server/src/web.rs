@@ -19,7 +19,8 @@ pub fn embedded(path: &str) -> Option<&'static [u8]> {
     WEB.get_file(path).map(File::contents)
 }
 
-/// Strong ETags of the embedded files, computed once.
+/// ETags of the embedded files, computed once. Weak (`W/"…"`): the same file is sent
+/// brotli, gzip or plain as the client accepts, byte-different but the same content.
 fn etag(file: &'static File<'static>) -> &'static str {
     static TAGS: OnceLock<HashMap<&'static str, String>> = OnceLock::new();
     let tags = TAGS.get_or_init(|| {
@@ -31,7 +32,7 @@ fn etag(file: &'static File<'static>) -> &'static str {
                 let digest = Sha256::digest(file.contents());
                 let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
                 if let Some(path) = file.path().to_str() {
-                    tags.insert(path, format!("\"{hex}\""));
+                    tags.insert(path, format!("W/\"{hex}\""));
                 }
             }
         }
@@ -70,7 +71,8 @@ pub async fn static_file(method: Method, uri: Uri, headers: HeaderMap) -> Respon
     let mime = mime_guess::from_path(file.path()).first_or_octet_stream();
     let mut response = if headers
         .get(header::IF_NONE_MATCH)
-        .is_some_and(|v| v.as_bytes() == tag.as_bytes())
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|wanted| matches_etag(wanted, tag))
     {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
@@ -88,8 +90,26 @@ pub async fn static_file(method: Method, uri: Uri, headers: HeaderMap) -> Respon
     response
 }
 
+/// Whether an `If-None-Match` value names `tag` (`*`, or a list compared weakly, as
+/// RFC 9110 asks for `If-None-Match`).
+fn matches_etag(wanted: &str, tag: &str) -> bool {
+    let opaque = |t: &str| t.trim().trim_start_matches("W/").to_owned();
+    wanted.trim() == "*" || wanted.split(',').any(|t| opaque(t) == opaque(tag))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn if_none_match_is_compared_weakly() {
+        let tag = r#"W/"abc""#;
+        assert!(super::matches_etag(r#"W/"abc""#, tag));
+        assert!(super::matches_etag(r#""abc""#, tag));
+        assert!(super::matches_etag(r#""x", W/"abc""#, tag));
+        assert!(super::matches_etag("*", tag));
+        assert!(!super::matches_etag(r#""abd""#, tag));
+        assert!(!super::matches_etag("", tag));
+    }
+
     #[test]
     fn index_page_is_embedded() {
         let index = super::embedded("index.html").expect("web/index.html");

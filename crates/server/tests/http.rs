@@ -783,6 +783,64 @@ async fn web_client_is_served(db: Database) {
 }
 both!(web, web_client_is_served);
 
+async fn files_are_compressed_and_revalidated(db: Database) {
+    use std::io::Read as _;
+    let server = start(&db).await;
+    let http = reqwest::Client::new();
+    let fetch = |path: &str, encoding: &str| {
+        http.get(format!("{}{path}", server.base))
+            .header("accept-encoding", encoding)
+            .send()
+    };
+    for path in ["/", "/js/board.js", "/css/app.css"] {
+        let plain = fetch(path, "identity").await.unwrap();
+        assert!(plain.headers().get("content-encoding").is_none(), "{path}");
+        let plain = plain.bytes().await.unwrap();
+        let gzip = fetch(path, "gzip").await.unwrap();
+        assert_eq!(gzip.headers()["content-encoding"], "gzip", "{path}");
+        assert!(
+            gzip.headers()["vary"]
+                .to_str()
+                .unwrap()
+                .to_ascii_lowercase()
+                .contains("accept-encoding")
+        );
+        let gzip = gzip.bytes().await.unwrap();
+        let mut unzipped = Vec::new();
+        flate2::read::GzDecoder::new(&gzip[..])
+            .read_to_end(&mut unzipped)
+            .unwrap();
+        assert_eq!(unzipped, plain, "{path}: gzip gives back the file");
+        let brotli = fetch(path, "br, gzip").await.unwrap();
+        assert_eq!(brotli.headers()["content-encoding"], "br", "{path}");
+        let brotli = brotli.bytes().await.unwrap();
+        assert!(
+            brotli.len() * 2 < plain.len(),
+            "{path}: {} bytes compressed from {}",
+            brotli.len(),
+            plain.len()
+        );
+    }
+    // JSON answers are compressed too; the ETag of a file holds whatever the encoding,
+    // so a compressed copy in the browser's cache revalidates to a 304.
+    let json = fetch("/api/archive", "gzip").await.unwrap();
+    assert_eq!(json.status(), StatusCode::OK);
+    let first = fetch("/js/board.js", "br").await.unwrap();
+    let tag = first.headers()["etag"].to_str().unwrap().to_owned();
+    assert!(tag.starts_with("W/"), "{tag}");
+    let again = http
+        .get(format!("{}/js/board.js", server.base))
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", &tag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(again.headers()["cache-control"], "no-cache");
+    server.stop().await;
+}
+both!(compression, files_are_compressed_and_revalidated);
+
 #[tokio::test]
 async fn secure_cookies_when_configured() {
     let db = Database::fresh(common::Db::Sqlite).await.unwrap();

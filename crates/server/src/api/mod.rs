@@ -18,6 +18,7 @@ use axum::routing::{any, delete, get, post};
 use axum::{Json, Router, middleware};
 use serde::de::DeserializeOwned;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
@@ -99,6 +100,10 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), csrf_guard))
         .layer(DefaultBodyLimit::max(body_limit))
+        // Pages, scripts and JSON compressed (brotli or gzip, as the client accepts; tiny
+        // bodies, images and socket upgrades are left alone). tower-http's default level
+        // for brotli is 4 (nginx's): cheap enough to compress each answer as it goes.
+        .layer(CompressionLayer::new())
         .layer(CatchPanicLayer::custom(
             |_panic: Box<dyn std::any::Any + Send>| {
                 tracing::error!("a request handler panicked");
