@@ -23,7 +23,7 @@ export default {
   'board.empty': 'empty',
   'board.destination': 'a destination',
   'board.selected': '{piece} on {square} selected: {count} destinations',
-  'board.selected_one': '{piece} on {square} selected: 1 destination',
+  'board.selected_one': '{piece} on {square} selected: {count} destination',
   'board.played': 'Played {move}',
   'board.picker_title': 'Several ways lead there. Choose the path:',
   'board.picker_captures': 'captures {count}: {squares}',
@@ -76,7 +76,7 @@ export default {
   'time.other': 'Other',
   'time.untimed': 'No clock',
   'time.days': '{count} days a move',
-  'time.days_one': '1 day a move',
+  'time.days_one': '{count} day a move',
 
   // Lobby
   'lobby.title': 'Open challenges',
@@ -139,7 +139,7 @@ export default {
   'play.rematch_sent': 'Rematch offered. Waiting for your opponent.',
   'play.new_game': 'New game',
   'play.watchers': '{count} watching',
-  'play.watchers_one': '1 watching',
+  'play.watchers_one': '{count} watching',
 
   // Results and why games end (every game::EndReason)
   'result.attackers_win': 'The attackers win',
@@ -220,7 +220,11 @@ export default {
   'analysis.mistake': 'mistake',
   'analysis.blunder': 'blunder',
   'analysis.better': 'better was {move}',
-  'analysis.summary': '{mistakes} mistakes, {blunders} blunders',
+  'analysis.summary': '{mistakes}, {blunders}',
+  'analysis.mistakes': '{count} mistakes',
+  'analysis.mistakes_one': '{count} mistake',
+  'analysis.blunders': '{count} blunders',
+  'analysis.blunders_one': '{count} blunder',
 
   // Player pages
   'profile.since': 'Playing since {date}',
@@ -272,6 +276,18 @@ export default {
   'error.rate_limited': 'Too many requests. Wait a moment and try again.',
   'error.signin_needed': 'Sign in first.',
   'error.server': 'The server said:',
+  'error.bad_request': "The server could not use that request. Reload the page and try again.",
+  'error.body_too_large': "That is too large to send.",
+  'error.cross_origin': "That request came from another site and was refused.",
+  'error.invalid_credentials': "Wrong username or password.",
+  'error.invalid_username': "A username has 3 to 20 characters: letters a-z, digits, _ and -, starting with a letter and ending with a letter or digit.",
+  'error.invalid_password': "A password has 8 to 128 characters and is not the username.",
+  'error.username_taken': "Someone already has this username.",
+  'error.invalid_record': "That record cannot be read, does not replay by the rules, or does not say how the game ended.",
+  'error.forbidden': "That is not yours to do.",
+  'error.conflict': "That is not possible now.",
+  'error.stale': "The game changed before your move arrived: look again.",
+  'error.internal': "Something went wrong on the server. Nothing was changed; try again.",
   'error.unexpected': 'Something went wrong.',
   'error.not_your_turn': 'It is not your turn.',
   'error.illegal_move': 'That move is not allowed.',

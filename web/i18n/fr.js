@@ -23,7 +23,7 @@ export default {
   'board.empty': 'vide',
   'board.destination': 'une destination',
   'board.selected': '{piece} en {square} sélectionné : {count} destinations',
-  'board.selected_one': '{piece} en {square} sélectionné : 1 destination',
+  'board.selected_one': '{piece} en {square} sélectionné : {count} destination',
   'board.played': '{move} joué',
   'board.picker_title': 'Plusieurs chemins y mènent. Choisissez lequel :',
   'board.picker_captures': 'prend {count} : {squares}',
@@ -76,7 +76,7 @@ export default {
   'time.other': 'Autre',
   'time.untimed': 'Sans pendule',
   'time.days': '{count} jours par coup',
-  'time.days_one': '1 jour par coup',
+  'time.days_one': '{count} jour par coup',
 
   // Salon
   'lobby.title': 'Défis ouverts',
@@ -139,7 +139,7 @@ export default {
   'play.rematch_sent': 'Revanche proposée. En attente de votre adversaire.',
   'play.new_game': 'Nouvelle partie',
   'play.watchers': '{count} spectateurs',
-  'play.watchers_one': '1 spectateur',
+  'play.watchers_one': '{count} spectateur',
 
   // Résultats et raisons de la fin (chaque game::EndReason)
   'result.attackers_win': 'Les attaquants gagnent',
@@ -220,7 +220,11 @@ export default {
   'analysis.mistake': 'imprécision',
   'analysis.blunder': 'gaffe',
   'analysis.better': 'mieux valait {move}',
-  'analysis.summary': '{mistakes} imprécisions, {blunders} gaffes',
+  'analysis.summary': '{mistakes}, {blunders}',
+  'analysis.mistakes': '{count} imprécisions',
+  'analysis.mistakes_one': '{count} imprécision',
+  'analysis.blunders': '{count} gaffes',
+  'analysis.blunders_one': '{count} gaffe',
 
   // Pages des joueurs
   'profile.since': 'Joue depuis le {date}',
@@ -272,6 +276,18 @@ export default {
   'error.rate_limited': 'Trop de requêtes. Patientez un instant et réessayez.',
   'error.signin_needed': 'Connectez-vous d’abord.',
   'error.server': 'Le serveur a répondu :',
+  'error.bad_request': "Le serveur n'a pas pu utiliser cette requête. Rechargez la page et réessayez.",
+  'error.body_too_large': "C'est trop volumineux pour être envoyé.",
+  'error.cross_origin': "Cette requête venait d’un autre site et a été refusée.",
+  'error.invalid_credentials': "Nom d'utilisateur ou mot de passe incorrect.",
+  'error.invalid_username': "Un nom d'utilisateur a de 3 à 20 caractères : lettres a-z, chiffres, _ et -, commence par une lettre et finit par une lettre ou un chiffre.",
+  'error.invalid_password': "Un mot de passe a de 8 à 128 caractères et n'est pas le nom d'utilisateur.",
+  'error.username_taken': "Ce nom d'utilisateur est déjà pris.",
+  'error.invalid_record': "Cette partie ne se lit pas, ne respecte pas les règles ou ne dit pas comment elle s'est terminée.",
+  'error.forbidden': "Ce n'est pas à vous de le faire.",
+  'error.conflict': "Ce n'est pas possible maintenant.",
+  'error.stale': "La partie a changé avant que votre coup arrive : regardez de nouveau.",
+  'error.internal': "Quelque chose s'est mal passé sur le serveur. Rien n'a changé ; réessayez.",
   'error.unexpected': 'Quelque chose s’est mal passé.',
   'error.not_your_turn': 'Ce n’est pas à vous de jouer.',
   'error.illegal_move': 'Ce coup n’est pas permis.',

@@ -23,7 +23,7 @@ export default {
   'board.empty': 'vuota',
   'board.destination': 'una destinazione',
   'board.selected': '{piece} in {square} selezionato: {count} destinazioni',
-  'board.selected_one': '{piece} in {square} selezionato: 1 destinazione',
+  'board.selected_one': '{piece} in {square} selezionato: {count} destinazione',
   'board.played': 'Giocato {move}',
   'board.picker_title': 'Ci sono più percorsi per arrivarci. Scegli quale:',
   'board.picker_captures': 'cattura {count}: {squares}',
@@ -76,7 +76,7 @@ export default {
   'time.other': 'Altro',
   'time.untimed': 'Senza orologio',
   'time.days': '{count} giorni a mossa',
-  'time.days_one': '1 giorno a mossa',
+  'time.days_one': '{count} giorno a mossa',
 
   // Bacheca delle sfide
   'lobby.title': 'Sfide aperte',
@@ -139,7 +139,7 @@ export default {
   'play.rematch_sent': 'Rivincita proposta. In attesa dell’avversario.',
   'play.new_game': 'Nuova partita',
   'play.watchers': '{count} spettatori',
-  'play.watchers_one': '1 spettatore',
+  'play.watchers_one': '{count} spettatore',
 
   // Risultati e motivi della fine (ogni game::EndReason)
   'result.attackers_win': 'Vincono gli attaccanti',
@@ -220,7 +220,11 @@ export default {
   'analysis.mistake': 'imprecisione',
   'analysis.blunder': 'errore grave',
   'analysis.better': 'era meglio {move}',
-  'analysis.summary': '{mistakes} imprecisioni, {blunders} errori gravi',
+  'analysis.summary': '{mistakes}, {blunders}',
+  'analysis.mistakes': '{count} imprecisioni',
+  'analysis.mistakes_one': '{count} imprecisione',
+  'analysis.blunders': '{count} errori gravi',
+  'analysis.blunders_one': '{count} errore grave',
 
   // Pagine dei giocatori
   'profile.since': 'Gioca dal {date}',
@@ -272,6 +276,18 @@ export default {
   'error.rate_limited': 'Troppe richieste. Aspetta un momento e riprova.',
   'error.signin_needed': 'Prima accedi.',
   'error.server': 'Il server dice:',
+  'error.bad_request': "Il server non ha potuto usare questa richiesta. Ricarica la pagina e riprova.",
+  'error.body_too_large': "È troppo grande per essere inviato.",
+  'error.cross_origin': "La richiesta veniva da un altro sito ed è stata rifiutata.",
+  'error.invalid_credentials': "Nome utente o password errati.",
+  'error.invalid_username': "Un nome utente ha da 3 a 20 caratteri: lettere a-z, cifre, _ e -, inizia con una lettera e finisce con una lettera o una cifra.",
+  'error.invalid_password': "Una password ha da 8 a 128 caratteri e non è il nome utente.",
+  'error.username_taken': "Questo nome utente è già in uso.",
+  'error.invalid_record': "La partita non si legge, non rispetta le regole o non dice come è finita.",
+  'error.forbidden': "Non spetta a te farlo.",
+  'error.conflict': "Non è possibile adesso.",
+  'error.stale': "La partita è cambiata prima che la tua mossa arrivasse: guarda di nuovo.",
+  'error.internal': "Qualcosa è andato storto sul server. Nulla è cambiato; riprova.",
   'error.unexpected': 'Qualcosa è andato storto.',
   'error.not_your_turn': 'Non tocca a te.',
   'error.illegal_move': 'Questa mossa non è consentita.',

@@ -86,16 +86,39 @@ export function onLangChange(fn) {
   return () => listeners.delete(fn);
 }
 
+/** The plural rules of the current language (the browser's CLDR data), made once per language. */
+/** @type {Map<string, Intl.PluralRules>} */
+const pluralRules = new Map();
+
+/**
+ * The plural category of `count` in the current language: `one`, `many`, `other`…
+ * (French says "0 coup" and "1 coup", English "0 moves" and "1 move").
+ * @param {number} count
+ */
+export function pluralCategory(count) {
+  let rules = pluralRules.get(current);
+  if (!rules) {
+    rules = new Intl.PluralRules(current);
+    pluralRules.set(current, rules);
+  }
+  return rules.select(count);
+}
+
 /**
  * The string for `key` in the current language with `{name}` placeholders filled.
- * With a numeric `count` and a `key_one` string, that one is used for 1.
+ * With a numeric `count`, the form for its plural category is used when the language
+ * has one (`key_one`, `key_many`…; `key` itself is the `other` form): the categories
+ * come from `Intl.PluralRules`.
  * @param {string} key
  * @param {Record<string, string | number>} [params]
  * @returns {string}
  */
 export function t(key, params) {
   let text = strings[key];
-  if (params && params.count === 1 && strings[`${key}_one`]) text = strings[`${key}_one`];
+  if (params && typeof params.count === 'number') {
+    const category = pluralCategory(params.count);
+    if (category !== 'other' && strings[`${key}_${category}`] !== undefined) text = strings[`${key}_${category}`];
+  }
   if (text === undefined) return key;
   if (!params) return text;
   return text.replace(/\{(\w+)\}/g, (whole, name) =>

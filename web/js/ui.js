@@ -69,6 +69,61 @@ export function confirmDialog(question, yes) {
 }
 
 /**
+ * The words for each error code the server sends (HTTP errors and the game socket's
+ * refusals; docs/API.md lists them). The server's own English message is never shown:
+ * it is for developers and logs.
+ */
+const ERROR_KEYS = {
+  bad_request: 'error.bad_request',
+  invalid_json: 'error.bad_request',
+  unsupported_media_type: 'error.bad_request',
+  bad_message: 'error.bad_message',
+  body_too_large: 'error.body_too_large',
+  not_found: 'error.not_found',
+  method_not_allowed: 'error.bad_request',
+  cross_origin: 'error.cross_origin',
+  rate_limited: 'error.rate_limited',
+  not_signed_in: 'error.signin_needed',
+  unauthorized: 'error.signin_needed',
+  invalid_credentials: 'error.invalid_credentials',
+  invalid_username: 'error.invalid_username',
+  invalid_password: 'error.invalid_password',
+  username_taken: 'error.username_taken',
+  invalid_record: 'error.invalid_record',
+  database_unavailable: 'error.unavailable',
+  forbidden: 'error.forbidden',
+  not_a_player: 'error.not_a_player',
+  conflict: 'error.conflict',
+  not_allowed: 'error.conflict',
+  stale: 'error.stale',
+  not_your_turn: 'error.not_your_turn',
+  illegal_move: 'error.illegal_move',
+  game_over: 'error.game_over',
+  internal: 'error.internal',
+};
+
+/**
+ * The words for an error code (and the HTTP status it came with, for codes this
+ * client does not know yet).
+ * @param {string} code
+ * @param {number} [status]
+ */
+export function errorCodeText(code, status) {
+  const key = ERROR_KEYS[/** @type {keyof typeof ERROR_KEYS} */ (code)];
+  if (key) return t(key);
+  if (code === 'network') return t('error.network');
+  if (status === undefined) return t('error.unexpected');
+  if (status === 503 || status === 502) return t('error.unavailable');
+  if (status === 404) return t('error.not_found');
+  if (status === 401) return t('error.signin_needed');
+  if (status === 403) return t('error.forbidden');
+  if (status === 409) return t('error.conflict');
+  if (status === 429) return t('error.rate_limited');
+  if (status >= 400 && status < 500) return t('error.bad_request');
+  return t('error.internal');
+}
+
+/**
  * A notice for a failed request, in words.
  * @param {unknown} error
  */
@@ -76,10 +131,7 @@ export function errorText(error) {
   if (error instanceof ApiError) {
     if (error.code === 'network' || error.status === 0) return t('error.network');
     if (error.status === 503 || error.status === 502) return t('error.unavailable');
-    if (error.status === 404 || error.code === 'not_found') return t('error.not_found');
-    if (error.code === 'rate_limited') return t('error.rate_limited');
-    if (error.status === 401 || error.code === 'unauthorized') return t('error.signin_needed');
-    return `${t('error.server')} ${error.message}`;
+    return errorCodeText(error.code, error.status);
   }
   return t('error.unexpected');
 }

@@ -217,3 +217,65 @@ test('analysis: set up a position on the board and get its position string', asy
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('counts take the plural form of each language (Intl.PluralRules)', async () => {
+  const { context, page, errors } = await openApp(DESKTOP);
+  await go(page, '/');
+  const words = await page.evaluate(async () => {
+    const i18n = await import(/** @type {string} */ ('/js/i18n.js'));
+    /** @type {Record<string, string[]>} */
+    const out = {};
+    for (const lang of ['en', 'it', 'fr']) {
+      await i18n.setLang(lang);
+      out[lang] = [0, 1, 2].flatMap((count) => [
+        i18n.t('analysis.blunders', { count }),
+        i18n.t('play.watchers', { count }),
+      ]);
+    }
+    await i18n.setLang('en');
+    return out;
+  });
+  assert.deepEqual(words.en, ['0 blunders', '0 watching', '1 blunder', '1 watching', '2 blunders', '2 watching']);
+  assert.deepEqual(words.it, ['0 errori gravi', '0 spettatori', '1 errore grave', '1 spettatore', '2 errori gravi', '2 spettatori']);
+  // French counts zero as singular.
+  assert.deepEqual(words.fr, ['0 gaffe', '0 spectateur', '1 gaffe', '1 spectateur', '2 gaffes', '2 spectateurs']);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the server\'s error codes are shown in the page\'s language, never its English', async () => {
+  const { context, page, errors } = await openApp(DESKTOP);
+  await go(page, '/');
+  const texts = await page.evaluate(async () => {
+    const i18n = await import(/** @type {string} */ ('/js/i18n.js'));
+    const { errorText, errorCodeText } = await import(/** @type {string} */ ('/js/ui.js'));
+    const { ApiError } = await import(/** @type {string} */ ('/js/api.js'));
+    /** @type {Record<string, string[]>} */
+    const out = {};
+    for (const lang of ['en', 'fr']) {
+      await i18n.setLang(lang);
+      out[lang] = [
+        errorText(new ApiError('invalid_credentials', 'wrong username or password', 401)),
+        errorText(new ApiError('not_signed_in', 'sign in first', 401)),
+        errorText(new ApiError('username_taken', 'this username is taken', 409)),
+        errorText(new ApiError('some_new_code', 'english words from the server', 409)),
+        errorCodeText('illegal_move'),
+      ];
+    }
+    await i18n.setLang('en');
+    return out;
+  });
+  assert.deepEqual(texts.en, [
+    'Wrong username or password.',
+    'Sign in first.',
+    'Someone already has this username.',
+    'That is not possible now.',
+    'That move is not allowed.',
+  ]);
+  assert.equal(texts.fr[0], "Nom d'utilisateur ou mot de passe incorrect.");
+  for (const text of [...texts.en, ...texts.fr]) {
+    assert.ok(!/username is taken|english words|wrong username or password/.test(text), text);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -83,6 +83,8 @@ test('sign up, see your page, sign out, sign in again; a wrong password is refus
   await page.fill('#password', 'not the password');
   await page.click('form button[type="submit"]');
   await page.waitForSelector('.notice--error');
+  // The words for a wrong password, not the 'sign in first' of every other 401.
+  assert.equal(await page.textContent('.notice--error'), 'Wrong username or password.');
   await page.fill('#password', password);
   await page.click('form button[type="submit"]');
   await page.waitForSelector(`#account a[href="/player/${name}"]`);

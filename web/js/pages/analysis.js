@@ -2,7 +2,7 @@
 // engine's evaluation bar, best line and depth updating while it thinks; moves can be
 // tried on the board. A finished game gets a computer review: the evaluation over the
 // whole game with mistakes and blunders marked.
-import { h, errorNotice, errorText, setTitle, toast } from '../ui.js';
+import { h, errorNotice, errorText, errorCodeText, setTitle, toast } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { Socket } from '../socket.js';
@@ -186,7 +186,7 @@ export async function render(main) {
       } else if (msg.t === 'error') {
         analysing = false;
         drawEngineButton();
-        status.replaceChildren(h('p', { class: 'notice notice--error' }, msg.message ?? t('error.server')));
+        status.replaceChildren(h('p', { class: 'notice notice--error' }, errorCodeText(String(msg.code ?? ''))));
       }
     },
   });
@@ -302,7 +302,10 @@ export async function render(main) {
       ` ${t(r.class === 'blunder' ? 'analysis.blunder' : 'analysis.mistake')} · ${t('analysis.better', { move: r.best })}`)));
     const count = (/** @type {string} */ c) => flagged.filter((r) => r.class === c).length;
     reviewBox.replaceChildren(h('div', { class: 'card stack' }, header, chart,
-      h('p', { class: 'small' }, t('analysis.summary', { mistakes: count('mistake'), blunders: count('blunder') }), done ? '' : ` · ${t('analysis.reviewing')}`),
+      h('p', { class: 'small' }, t('analysis.summary', {
+        mistakes: t('analysis.mistakes', { count: count('mistake') }),
+        blunders: t('analysis.blunders', { count: count('blunder') }),
+      }), done ? '' : ` · ${t('analysis.reviewing')}`),
       flagged.length ? list : null));
   }
 
