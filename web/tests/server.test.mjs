@@ -91,3 +91,28 @@ test('sign up, see your page, sign out, sign in again; a wrong password is refus
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the analysis page keeps to the site\'s Content-Security-Policy and starts with an even evaluation bar', { skip }, async () => {
+  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const context = await b.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const errors = watch(page);
+  /** @type {string[]} */
+  const violations = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`Content Security Policy: ${e.violatedDirective}`));
+  });
+  await go(page, '/analysis');
+  await page.waitForSelector('.eval-bar__fill');
+  const share = await page.$eval('.eval-bar__fill', (el) => {
+    const bar = /** @type {HTMLElement} */ (el.parentElement);
+    return el.getBoundingClientRect().height / bar.getBoundingClientRect().height;
+  });
+  assert.ok(Math.abs(share - 0.5) < 0.05, `the bar starts at ${share}, not even`);
+  assert.deepEqual(violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

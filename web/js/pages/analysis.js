@@ -55,7 +55,10 @@ export async function render(main) {
     void load();
   });
 
-  const evalFill = h('div', { class: 'eval-bar__fill', style: 'height: 50%' });
+  const evalFill = h('div', { class: 'eval-bar__fill' });
+  // Even until the engine says otherwise; set through the CSSOM (a style attribute would
+  // break the site's Content-Security-Policy, style-src 'self').
+  evalFill.style.height = '50%';
   const evalText = h('div', { class: 'eval-bar__text' }, '0.00');
   const evalBar = h('div', { class: 'eval-bar', dataset: { kind }, role: 'meter', 'aria-label': t('analysis.evaluation'), 'aria-valuemin': '-1', 'aria-valuemax': '1', 'aria-valuenow': '0' }, evalFill, evalText);
   const depthEl = h('span', { id: 'depth' }, '–');
