@@ -139,6 +139,8 @@ export {};
  * @property {number} plies
  * @property {number} created_at
  * @property {number | null} finished_at
+ * @property {boolean} [imported] whether it came from a record
+ * @property {{first: string | null, second: string | null}} [names] the players a record names
  */
 
 /**

@@ -116,3 +116,32 @@ test('the analysis page keeps to the site\'s Content-Security-Policy and starts 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('an imported record is listed with its players, and the open game is in the address to share', { skip }, async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { ROOT } = await import('./support.mjs');
+  const record = await readFile(join(ROOT, 'crates', 'tafl', 'tests', 'data', 'millar_vs_schachus_2015.otg'), 'utf8');
+  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const context = await b.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const errors = watch(page);
+  await go(page, '/archive');
+  await page.click('details summary');
+  await page.selectOption('#import-kind', 'copenhagen');
+  await page.fill('#import-text', record);
+  await page.click('details form button[type="submit"]');
+  await page.waitForSelector('.notice--good');
+  // The list refreshes with the new game, named as the record names its players.
+  await page.waitForSelector('td:has-text("Tim Millar – Schachus")');
+  await page.waitForFunction(() => new URL(location.href).searchParams.has('game'));
+  const address = page.url();
+  const id = new URL(address).searchParams.get('game');
+  assert.match(id ?? '', /^\w+$/);
+  // The address opens the same game again.
+  const other = await context.newPage();
+  await go(other, new URL(address).pathname + new URL(address).search);
+  await other.waitForSelector('#viewer .kt-board');
+  await context.close();
+  assert.deepEqual(errors, []);
+});

@@ -51,6 +51,7 @@ export async function render(main) {
       since: String(data.get('since') ?? ''), until: String(data.get('until') ?? ''), page,
     };
     results.replaceChildren(h('p', { class: 'empty' }, t('common.loading')));
+    setAddress({ ...filter });
     try {
       const answer = await api.archive(filter);
       drawResults(answer.games, answer.page, answer.pages);
@@ -72,7 +73,7 @@ export async function render(main) {
     const rows = games.map((g) => h('tr', null,
       h('td', null, formatDate(g.finished_at ?? g.created_at)),
       h('td', null, gameName(g.kind)),
-      h('td', null, playerLink(g.first), ' – ', playerLink(g.second)),
+      h('td', null, player(g, 'first'), ' – ', player(g, 'second')),
       h('td', null, g.result === 'draw' ? '½–½' : g.result === 'first' ? '1–0' : g.result === 'second' ? '0–1' : '·',
         g.reason ? h('span', { class: 'muted small' }, ` ${t(REASON_KEYS[g.reason])}`) : null),
       h('td', null, timeControlText(g.time_control)),
@@ -87,6 +88,32 @@ export async function render(main) {
         h('button', { type: 'button', class: 'btn btn--small', disabled: page >= pages, onclick: () => search(page + 1) }, t('archive.next'))));
   }
 
+  /**
+   * A player of a listed game: a link for users, the name a record gave for imports.
+   * @param {GameSummary} g
+   * @param {'first' | 'second'} side
+   */
+  function player(g, side) {
+    const ref = g[side];
+    const name = g.names?.[side];
+    if (!ref && name) return h('span', null, name);
+    return playerLink(ref);
+  }
+
+  /**
+   * Keeps the address in step with what is shown (filters, page, open game), so that
+   * it can be bookmarked, shared and reloaded.
+   * @param {Record<string, string | number | null>} changes
+   */
+  function setAddress(changes) {
+    const url = new URL(location.href);
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === null || v === '' || (k === 'page' && v === 1)) url.searchParams.delete(k);
+      else url.searchParams.set(k, String(v));
+    }
+    if (url.href !== location.href) history.replaceState(history.state, '', url);
+  }
+
   /** @param {string} id */
   async function open(id) {
     viewer?.destroy();
@@ -95,6 +122,7 @@ export async function render(main) {
       const made = gameViewer(await api.game(id));
       viewer = made;
       viewerBox.replaceChildren(made.el);
+      setAddress({ game: id });
       viewerBox.scrollIntoView({ behavior: 'smooth', block: 'start' });
     } catch (error) {
       viewerBox.replaceChildren(errorNotice(error));
@@ -126,6 +154,8 @@ export async function render(main) {
     try {
       const { id } = await api.importRecord(/** @type {import('../types.js').GameKind} */ (importKind.value), text.value);
       importStatus.replaceChildren(h('p', { class: 'notice notice--good' }, t('archive.imported')));
+      // The list shows the new game too.
+      void search(1);
       await open(id);
     } catch (error) {
       importStatus.replaceChildren(errorNotice(error));
