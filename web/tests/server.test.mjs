@@ -193,3 +193,45 @@ test('the game page shows the whole board and both players\' bars and clocks wit
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('small live boards fit their cards on the home and watch pages, and no page scrolls sideways', { skip }, async () => {
+  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const context = await b.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const errors = watch(page);
+  await go(page, '/');
+  for (const kind of ['copenhagen', 'camelot', 'fetlar']) {
+    await page.evaluate(async (k) => {
+      await fetch('/api/games', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: k, opponent: { ai: 1 }, side: 'second', time_control: '5+3' }),
+      });
+    }, kind);
+  }
+  /** @type {string[]} */
+  const problems = [];
+  for (const [width, height] of [[1366, 768], [1280, 720], [360, 740]]) {
+    await page.setViewportSize({ width, height });
+    for (const path of ['/', '/watch']) {
+      await go(page, path);
+      await page.waitForSelector('.mini .kt-board .kt-piece');
+      const found = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        cards: [...document.querySelectorAll('.mini')].map((card) => {
+          const c = card.getBoundingClientRect();
+          const svg = card.querySelector('svg')?.getBoundingClientRect();
+          return { inside: !!svg && svg.left >= c.left - 0.5 && svg.right <= c.right + 0.5, overflow: card.scrollWidth - card.clientWidth };
+        }),
+      }));
+      if (found.page > width) problems.push(`${path} at ${width}: the page is ${found.page} px wide`);
+      found.cards.forEach((c, i) => {
+        if (!c.inside || c.overflow > 1) problems.push(`${path} at ${width}: card ${i} overflows (${JSON.stringify(c)})`);
+      });
+      await shot(page, `server-minis${path === '/' ? '-home' : path.replace('/', '-')}-${width}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
