@@ -5,6 +5,16 @@ import { t } from './i18n.js';
 
 /** @typedef {import('./types.js').PlayedMove} PlayedMove */
 
+/**
+ * A move's text with a line-break opportunity after each step (`-` or `x`), so that a
+ * long Camelot capture wraps between squares, never inside one (E10xE8x / C8xE6).
+ * @param {string} text
+ * @returns {(string | HTMLElement)[]}
+ */
+export function moveSteps(text) {
+  return text.split(/(?<=[-x])/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
+}
+
 export class MoveList {
   /** @param {(ply: number) => void} onSelect called with the ply to show (0 = the start) */
   constructor(onSelect) {
@@ -83,7 +93,7 @@ export class MoveList {
           type: 'button', class: 'moves__move', role: 'listitem', dataset: { ply: String(ply) },
           'aria-current': ply === this.ply ? 'true' : null,
           onclick: () => this.go(ply),
-        }, m.text));
+        }, ...moveSteps(m.text)));
       }
     }
     this.list.replaceChildren(...cells);

@@ -279,3 +279,38 @@ test('the server\'s error codes are shown in the page\'s language, never its Eng
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a long Camelot capture wraps in the move list between squares, never inside one', async () => {
+  const { context, page, errors } = await openApp(DESKTOP);
+  await go(page, '/');
+  const pieces = await page.evaluate(async () => {
+    const { MoveList } = await import(/** @type {string} */ ('/js/movelist.js'));
+    const list = new MoveList(() => {});
+    const box = document.createElement('div');
+    box.style.width = '190px';
+    box.append(list.el);
+    document.body.append(box);
+    const text = 'E10xE8xC8xE6xG8xI6';
+    list.set([{ ply: 1, player: 'first', text }, { ply: 2, player: 'second', text: 'F11-F10' }], 2);
+    const button = /** @type {HTMLElement} */ (box.querySelector('.moves__move'));
+    // Each square with its separator is one text node: none of them may be split.
+    const split = [...button.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => {
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      return { text: n.textContent, lines: new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size };
+    });
+    const lines = new Set([...button.querySelectorAll('*'), button].length ? [...(() => {
+      const range = document.createRange();
+      range.selectNodeContents(button);
+      return range.getClientRects();
+    })()].map((r) => Math.round(r.top)) : []).size;
+    list.destroy();
+    box.remove();
+    return { split, lines, text: button.textContent };
+  });
+  assert.equal(pieces.text, 'E10xE8xC8xE6xG8xI6');
+  assert.ok(pieces.lines >= 2, 'the move is longer than its column and wraps');
+  for (const part of pieces.split) assert.equal(part.lines, 1, `${part.text} is cut across lines`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
