@@ -297,6 +297,12 @@ export default {
   'error.no_page': 'There is no such page',
 
   // Rules
+  'rules.index_title': "The rules of the games",
+  'rules.index_intro': "Three old siege games, each with its own page of rules and pictures.",
+  'rules.read': "Read the rules of {game}",
+  'rules.fetlar.summary': "Tafl on 11×11: a king and 12 defenders in the middle, 24 attackers around them. The king wins by reaching a corner; the attackers by capturing him.",
+  'rules.copenhagen.summary': "The tafl of today’s tournaments: Fetlar’s board and armies, with the shieldwall, the exit fort and a stricter rule on repetition.",
+  'rules.camelot.summary': "Knights and men on a 160-square board: jump and capture, and win by bringing two pieces into the enemy castle.",
   'rules.title': 'Rules of {game}',
   'rules.diagram_move': 'After {move}.',
   'rules.start_caption': 'The start position.',

@@ -297,6 +297,12 @@ export default {
   'error.no_page': 'Cette page n’existe pas',
 
   // Règles
+  'rules.index_title': "Les règles des jeux",
+  'rules.index_intro': "Trois anciens jeux de siège, chacun avec sa page de règles et d’images.",
+  'rules.read': "Lire les règles de {game}",
+  'rules.fetlar.summary': "Le tafl sur 11×11 : un roi et 12 défenseurs au centre, 24 attaquants autour. Le roi gagne en atteignant un coin ; les attaquants en le capturant.",
+  'rules.copenhagen.summary': "Le tafl des tournois d’aujourd’hui : le plateau et les armées de Fetlar, avec le mur de boucliers, le fort de sortie et une règle plus stricte sur la répétition.",
+  'rules.camelot.summary': "Chevaliers et hommes sur un plateau de 160 cases : sautez, capturez, et gagnez en amenant deux pièces dans le château ennemi.",
   'rules.title': 'Règles du {game}',
   'rules.diagram_move': 'Après {move}.',
   'rules.start_caption': 'La position de départ.',

@@ -297,6 +297,12 @@ export default {
   'error.no_page': 'Questa pagina non esiste',
 
   // Regole
+  'rules.index_title': "Le regole dei giochi",
+  'rules.index_intro': "Tre antichi giochi d’assedio, ciascuno con la sua pagina di regole e figure.",
+  'rules.read': "Leggi le regole di {game}",
+  'rules.fetlar.summary': "Tafl su 11×11: un re e 12 difensori al centro, 24 attaccanti intorno. Il re vince raggiungendo un angolo; gli attaccanti catturandolo.",
+  'rules.copenhagen.summary': "Il tafl dei tornei di oggi: tavoliere ed eserciti del Fetlar, con il muro di scudi, il forte d’uscita e una regola più severa sulla ripetizione.",
+  'rules.camelot.summary': "Cavalieri e fanti su un tavoliere di 160 caselle: salta e cattura, e vinci portando due pezzi nel castello nemico.",
   'rules.title': 'Regole di {game}',
   'rules.diagram_move': 'Dopo {move}.',
   'rules.start_caption': 'La posizione iniziale.',

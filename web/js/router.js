@@ -19,7 +19,7 @@ const ROUTES = [
   [/^\/archive\/?$/, './pages/archive.js', '/archive'],
   [/^\/analysis\/?$/, './pages/analysis.js', '/analysis'],
   [/^\/player\/([^/]+)\/?$/, './pages/player.js', ''],
-  [/^\/rules\/([a-z]+)\/?$/, './pages/rules.js', '/rules'],
+  [/^\/rules(?:\/([a-z]+))?\/?$/, './pages/rules.js', '/rules'],
   [/^\/signin\/?$/, './pages/signin.js', '/signin'],
   [/^\/signup\/?$/, './pages/signup.js', '/signup'],
   [/^\/settings\/?$/, './pages/settings.js', '/settings'],

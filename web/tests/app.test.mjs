@@ -314,3 +314,21 @@ test('a long Camelot capture wraps in the move list between squares, never insid
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('Rules opens a page of the three games, each described in a line and linked to its own rules', async () => {
+  const { context, page, errors } = await openApp(DESKTOP);
+  await go(page, '/');
+  await page.click('.site-nav a:has-text("Rules")');
+  await page.waitForURL(/\/rules$/);
+  await page.waitForSelector('.rules-index__game .kt-sq');
+  const games = await page.$$eval('.rules-index__game', (cards) => cards.map((c) => ({
+    href: c.getAttribute('href'), title: c.querySelector('h2')?.textContent, text: c.querySelector('p')?.textContent ?? '',
+  })));
+  assert.deepEqual(games.map((g) => g.href), ['/rules/fetlar', '/rules/copenhagen', '/rules/camelot']);
+  for (const g of games) assert.ok(g.text.length > 40, `${g.title}: ${g.text}`);
+  await shot(page, 'rules-index');
+  await page.click('.rules-index__game[href="/rules/camelot"]');
+  await page.waitForFunction(() => document.querySelector('main h1')?.textContent?.includes('Camelot'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});

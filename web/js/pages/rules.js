@@ -56,7 +56,11 @@ function diagram(name) {
  * @param {string[]} params
  */
 export async function render(main, [which]) {
-  const kind = /** @type {GameKind} */ (GAME_KINDS.includes(/** @type {GameKind} */ (which)) ? which : 'copenhagen');
+  if (!GAME_KINDS.includes(/** @type {GameKind} */ (which))) {
+    renderIndex(main);
+    return;
+  }
+  const kind = /** @type {GameKind} */ (which);
   setTitle(t('rules.title', { game: gameName(kind) }));
   const tabs = h('nav', { class: 'tabs', 'aria-label': t('nav.rules') },
     ...GAME_KINDS.map((k) => h('a', { href: `/rules/${k}`, class: 'tab', 'aria-current': k === kind ? 'page' : null }, gameName(k))));
@@ -76,4 +80,40 @@ export async function render(main, [which]) {
   } catch {
     figure.remove();
   }
+}
+
+/** What each game is, in a line (also on the home page). */
+export const SUMMARY_KEYS = {
+  fetlar: 'rules.fetlar.summary',
+  copenhagen: 'rules.copenhagen.summary',
+  camelot: 'rules.camelot.summary',
+};
+
+/**
+ * `/rules`: the three games, each with its start position, what it is in a line, and a
+ * link to its rules.
+ * @param {HTMLElement} main
+ */
+function renderIndex(main) {
+  setTitle(t('rules.index_title'));
+  const cards = GAME_KINDS.map((kind) => {
+    const boardEl = h('div');
+    void (async () => {
+      try {
+        const data = await (await fetch(`/data/${kind}-start.json`)).json();
+        new Board(boardEl, { small: true }).set({ board: data.board, interactive: false });
+      } catch {
+        boardEl.remove();
+      }
+    })();
+    return h('a', { class: 'card rules-index__game', href: `/rules/${kind}` },
+      boardEl,
+      h('h2', null, gameName(kind)),
+      h('p', null, t(SUMMARY_KEYS[kind])),
+      h('span', { class: 'small' }, t('rules.read', { game: gameName(kind) })));
+  });
+  main.append(h('section', { class: 'stack' },
+    h('h1', null, t('rules.index_title')),
+    h('p', { class: 'muted' }, t('rules.index_intro')),
+    h('div', { class: 'rules-index' }, ...cards)));
 }
