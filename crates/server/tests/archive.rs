@@ -526,6 +526,9 @@ async fn records_are_imported_for_review(db: Database) {
         (Value::Null, Value::Null)
     );
     assert_eq!(game["moves"].as_array().unwrap().len(), 68);
+    // Dated as the record dates it (2015-01-07), not the day of the import.
+    assert_eq!(game["finished_at"], json!(1_420_588_800_000_i64));
+    assert_eq!(game["created_at"], json!(1_420_588_800_000_i64));
     // Its game page (the live layer's view of a stored game) shows it whole.
     let page = client.get(&format!("/api/games/{id}")).await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.text);
@@ -546,6 +549,7 @@ async fn records_are_imported_for_review(db: Database) {
     assert_eq!(ids(&found), [id.as_str()]);
     let exported = client.get(&format!("/api/games/{id}/record")).await.text;
     assert!(exported.contains("[attackers:Tim Millar]"), "{exported}");
+    assert!(exported.contains("[date:2015.01.07]"), "{exported}");
     let again = record::load(GameKind::Copenhagen, &exported, ReplayOptions::default()).unwrap();
     let original = record::load(GameKind::Copenhagen, &millar, ReplayOptions::default()).unwrap();
     assert_eq!(again.game.move_texts(), original.game.move_texts());

@@ -440,6 +440,10 @@ pub fn read_import(kind: GameKind, text: &str, now: i64) -> Result<ImportedGame,
             .map(|name| name.trim().chars().take(MAX_NAME_CHARS).collect::<String>())
             .filter(|name| !name.is_empty())
     };
+    let played_at = first
+        .record
+        .tag(record::tag_name(kind, TagKey::Date))
+        .and_then(record_date_ms);
     // The game as the live layer stores a finished one, so that its game page shows it.
     let session = Session::with_ending(
         replay.game.clone(),
@@ -457,7 +461,25 @@ pub fn read_import(kind: GameKind, text: &str, now: i64) -> Result<ImportedGame,
         outcome,
         names: [name(Player::First), name(Player::Second)],
         session_state: live::session_json(&session),
+        played_at,
     })
+}
+
+/// The day a record's date tag names (`2015.01.07`, `2015-01-07`, `2015/01/07`), at its
+/// midnight UTC in milliseconds; `None` when the tag gives no whole date (PGN writes
+/// unknown parts as `??`) or a day after today.
+fn record_date_ms(text: &str) -> Option<i64> {
+    let mut parts = text.trim().split(['.', '-', '/']);
+    let year: i32 = parts.next()?.trim().parse().ok()?;
+    let month: u8 = parts.next()?.trim().parse().ok()?;
+    let day: u8 = parts.next()?.trim().parse().ok()?;
+    if parts.next().is_some() {
+        return None;
+    }
+    let date =
+        time::Date::from_calendar_date(year, time::Month::try_from(month).ok()?, day).ok()?;
+    let ms = date.midnight().assume_utc().unix_timestamp() * 1000;
+    (ms <= crate::store::now_ms()).then_some(ms)
 }
 
 /// `POST /api/import`: stores a record (JSON `{"kind","record"}`, or the record itself
@@ -503,4 +525,28 @@ pub async fn import(
     let game = read_import(kind, &text, now)?;
     let stored = state.store.import_game(&game, now).await?;
     Ok(json_with(StatusCode::CREATED, &Imported { id: stored.id }))
+}
+
+#[cfg(test)]
+mod date_tests {
+    use super::record_date_ms;
+
+    #[test]
+    fn record_dates_read_in_the_usual_forms() {
+        let jan_7_2015 = Some(1_420_588_800_000);
+        assert_eq!(record_date_ms("2015.01.07"), jan_7_2015);
+        assert_eq!(record_date_ms("2015-01-07"), jan_7_2015);
+        assert_eq!(record_date_ms(" 2015/1/7 "), jan_7_2015);
+        for bad in [
+            "2015.??.??",
+            "2015",
+            "2015.13.01",
+            "2015.02.30",
+            "",
+            "9999.01.01",
+            "2015.01.07.1",
+        ] {
+            assert_eq!(record_date_ms(bad), None, "{bad}");
+        }
+    }
 }

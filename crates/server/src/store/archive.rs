@@ -60,6 +60,9 @@ pub struct ImportedGame {
     pub names: [Option<String>; 2],
     /// The finished session, serialised (JSON), as the live layer stores one.
     pub session_state: String,
+    /// When it was played, as the record's date tag gives it (ms since the epoch, the
+    /// day's midnight UTC); the game is listed at this date instead of the import's.
+    pub played_at: Option<i64>,
 }
 
 /// A value bound to a query parameter.
@@ -210,8 +213,8 @@ impl Store {
     }
 
     /// Stores a game read from a record as an unrated, finished game with no seats
-    /// (the record's names are kept), untimed, with its moves and finished session, all
-    /// at `now`.
+    /// (the record's names are kept), untimed, with its moves and finished session,
+    /// dated as the record dates it (else `now`).
     ///
     /// # Errors
     /// On a database failure.
@@ -229,7 +232,7 @@ impl Store {
                 "INSERT INTO games (id, kind, time_control, rated, status, result, reason, \
                  start_position, session_state, ply_count, created_at, updated_at, \
                  finished_at, imported, first_name, second_name) \
-                 VALUES ($1, $2, 'untimed', 0, 'finished', $3, $4, $5, $10, $6, $7, $7, $7, \
+                 VALUES ($1, $2, 'untimed', 0, 'finished', $3, $4, $5, $10, $6, $11, $7, $11, \
                  1, $8, $9)",
             )
             .bind(&id)
@@ -242,6 +245,7 @@ impl Store {
             .bind(game.names[0].as_deref())
             .bind(game.names[1].as_deref())
             .bind(&game.session_state)
+            .bind(game.played_at.unwrap_or(now))
             .execute(&mut *tx)
             .await;
             match inserted {
