@@ -133,6 +133,22 @@ impl Summary {
         }
     }
 
+    /// The scored games by the side that won them, whoever played it: `[first side's
+    /// wins, second side's wins, draws]` (self-play balance: attackers against
+    /// defenders, White against Black).
+    #[must_use]
+    pub fn by_side(&self) -> [u32; 3] {
+        let mut counts = [0; 3];
+        for outcome in self.games.iter().filter_map(|g| g.outcome) {
+            match outcome.winner {
+                Some(game::Player::First) => counts[0] += 1,
+                Some(game::Player::Second) => counts[1] += 1,
+                None => counts[2] += 1,
+            }
+        }
+        counts
+    }
+
     /// The test's status on the games so far.
     #[must_use]
     pub fn sprt_status(&self, sprt: &Sprt) -> Status {

@@ -444,4 +444,6 @@ fn sprt_counts_pair_the_games_of_one_opening() {
         [t.losses, t.draws, t.wins]
     );
     assert_eq!(summary.counts(Model::Trinomial), [2, 2, 4]);
+    // By the side that won, whoever played it.
+    assert_eq!(summary.by_side(), [4, 2, 2]);
 }

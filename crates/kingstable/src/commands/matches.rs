@@ -167,6 +167,14 @@ fn print_summary(config: &MatchConfig, summary: &Summary) {
     if let Some(line) = endings(summary) {
         println!("{} {line}", config.players[0]);
     }
+    let [first, second, draws] = summary.by_side();
+    if first + second + draws > 0 {
+        println!(
+            "by side: {} won {first}, {} won {second}, drawn {draws}",
+            config.kind.side_name(game::Player::First),
+            config.kind.side_name(game::Player::Second),
+        );
+    }
     if let Some(sprt) = &config.sprt {
         println!("{}", sprt_summary(sprt, summary));
     }
