@@ -13,7 +13,8 @@
 //!   failures, refusals of moves our rules allow, adjudication), with its record;
 //!   [`report_from_record`] reads a saved game back.
 //! - [`run`]: a whole match, several games at once if asked, resumable, reporting to an
-//!   observer ([`Event`]) and returning a [`Summary`] with its [`Tally`].
+//!   observer ([`Event`]) and returning a [`Summary`] with its [`Tally`]; with an
+//!   [`Sprt`] it stops once the sequential test accepts or rejects ([`sprt`]).
 //!
 //! ```
 //! use arena::{Limit, MatchConfig, Event};
@@ -31,6 +32,7 @@
 //!     threads: 1,
 //!     concurrency: 1,
 //!     resume: false,
+//!     sprt: None, // or Some("elo0=0,elo1=10,alpha=0.05,beta=0.05".parse()?)
 //! };
 //! let start = tafl::Tafl::new(tafl::Rules::FETLAR);
 //! let summary = arena::run(&config, &start, &|event| {
@@ -39,7 +41,7 @@
 //!     }
 //! })?;
 //! assert_eq!(summary.tally.games(), 2);
-//! # Ok::<(), arena::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 #![warn(missing_docs)]
@@ -53,6 +55,7 @@ pub mod otep;
 pub mod process;
 mod referee;
 mod runner;
+pub mod sprt;
 pub mod stats;
 pub mod ugi;
 
@@ -63,4 +66,5 @@ pub use crate::error::{DriverError, Error, ResumeError};
 pub use crate::openings::{builtin_openings, parse_openings};
 pub use crate::referee::{GameReport, engine_clock, play_game, report_from_record};
 pub use crate::runner::{Endings, Event, MatchConfig, Summary, run};
+pub use crate::sprt::Sprt;
 pub use crate::stats::Tally;

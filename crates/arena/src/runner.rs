@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
@@ -15,6 +15,7 @@ use games::Board;
 use crate::contestant::{Contestant, Limit, from_spec};
 use crate::error::Error;
 use crate::referee::{GameReport, play_game, report_from_record};
+use crate::sprt::{Decision, Model, Sprt, Status};
 use crate::stats::Tally;
 
 /// How a match is run.
@@ -45,6 +46,10 @@ pub struct MatchConfig {
     /// Keep the games already saved in `out` by an earlier run of the same match and play
     /// only the rest.
     pub resume: bool,
+    /// Stop once this sequential test decides ([`crate::sprt`]); `games` stays the most
+    /// that are played. Games already under way when it decides are finished and
+    /// counted.
+    pub sprt: Option<Sprt>,
 }
 
 impl MatchConfig {
@@ -69,6 +74,9 @@ pub struct Summary {
     pub failures: Vec<(usize, String)>,
     /// Every game, in the order they finished (by number once the match is over).
     pub games: Vec<GameReport>,
+    /// When the match's SPRT decided: the decision and the games scored by then (no new
+    /// game was started after it).
+    pub sprt_decided: Option<(Decision, u32)>,
 }
 
 /// How A's scored games with one result ended: the result (1 won, ½ drew, 0 lost), how
@@ -99,6 +107,65 @@ impl Summary {
             self.failures.push((report.index + 1, reason.clone()));
         }
         self.games.push(report);
+    }
+
+    /// A's results as the SPRT model counts them: `[losses, draws, wins]`
+    /// (trinomial), or the pairs of games with one opening (games `2k` and `2k+1`, both
+    /// scored) by A's points in them, `[0, ½, 1, 1½, 2]` (pentanomial).
+    #[must_use]
+    pub fn counts(&self, model: Model) -> Vec<u32> {
+        match model {
+            Model::Trinomial => vec![self.tally.losses, self.tally.draws, self.tally.wins],
+            Model::Pentanomial => {
+                let mut points: std::collections::HashMap<usize, [Option<f64>; 2]> =
+                    std::collections::HashMap::new();
+                for game in &self.games {
+                    points.entry(game.index / 2).or_default()[game.index % 2] = game.points_for_a();
+                }
+                let mut counts = vec![0; 5];
+                for pair in points.values() {
+                    if let [Some(a), Some(b)] = pair {
+                        counts[((a + b) * 2.0).round() as usize] += 1;
+                    }
+                }
+                counts
+            }
+        }
+    }
+
+    /// The scored games by the side that won them, whoever played it: `[first side's
+    /// wins, second side's wins, draws]` (self-play balance: attackers against
+    /// defenders, White against Black).
+    #[must_use]
+    pub fn by_side(&self) -> [u32; 3] {
+        let mut counts = [0; 3];
+        for outcome in self.games.iter().filter_map(|g| g.outcome) {
+            match outcome.winner {
+                Some(game::Player::First) => counts[0] += 1,
+                Some(game::Player::Second) => counts[1] += 1,
+                None => counts[2] += 1,
+            }
+        }
+        counts
+    }
+
+    /// The test's status on the games so far.
+    #[must_use]
+    pub fn sprt_status(&self, sprt: &Sprt) -> Status {
+        sprt.status(&self.counts(sprt.model))
+    }
+
+    /// Records the test's decision the first time it decides; true once decided.
+    fn check_sprt(&mut self, sprt: Option<&Sprt>) -> bool {
+        if self.sprt_decided.is_none()
+            && let Some(sprt) = sprt
+        {
+            let decision = self.sprt_status(sprt).decision;
+            if decision != Decision::Continue {
+                self.sprt_decided = Some((decision, self.tally.games()));
+            }
+        }
+        self.sprt_decided.is_some()
     }
 
     /// How A's scored games ended, by result (won, drew, lost; those with no game left
@@ -218,6 +285,7 @@ pub fn run<G: Board + EngineGame>(
                     error: Box::new(error),
                 })?;
             summary.add(report);
+            summary.check_sprt(config.sprt.as_ref());
             observer(Event::Game {
                 report: summary.games.last().expect("just added"),
                 summary: &summary,
@@ -227,6 +295,8 @@ pub fn run<G: Board + EngineGame>(
         }
     }
     let next = AtomicUsize::new(0);
+    // Set once the SPRT has decided: no new game starts.
+    let decided = AtomicBool::new(summary.sprt_decided.is_some());
     let (sender, receiver) = channel();
     let errors = Mutex::new(Vec::new());
     std::thread::scope(|scope| -> Result<(), Error> {
@@ -235,6 +305,7 @@ pub fn run<G: Board + EngineGame>(
             let next = &next;
             let errors = &errors;
             let done = &done;
+            let decided = &decided;
             scope.spawn(move || {
                 let build = || -> Result<[Box<dyn Contestant<G>>; 2], Error> {
                     Ok([
@@ -253,6 +324,9 @@ pub fn run<G: Board + EngineGame>(
                     }
                 };
                 loop {
+                    if decided.load(Ordering::SeqCst) {
+                        return;
+                    }
                     let index = next.fetch_add(1, Ordering::SeqCst);
                     if index >= config.games {
                         return;
@@ -284,6 +358,9 @@ pub fn run<G: Board + EngineGame>(
                     .map_err(|error| Error::Write { path, error })?;
             }
             summary.add(report);
+            if summary.check_sprt(config.sprt.as_ref()) {
+                decided.store(true, Ordering::SeqCst);
+            }
             observer(Event::Game {
                 report: summary.games.last().expect("just added"),
                 summary: &summary,

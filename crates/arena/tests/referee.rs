@@ -31,6 +31,7 @@ fn config(kind: GameKind, players: [&str; 2], games: usize) -> MatchConfig {
         threads: 1,
         concurrency: 1,
         resume: false,
+        sprt: None,
     }
 }
 
@@ -382,4 +383,67 @@ fn a_failure_or_an_illegal_move_loses_the_game_and_says_why() {
         assert_eq!(read.note, report.note);
         assert_eq!(read.failure, report.failure);
     }
+}
+
+#[test]
+fn an_sprt_stops_the_match_once_it_decides() {
+    // A full-strength engine against a one-ply player: the test accepts H1 (A is at
+    // least 100 Elo better) long before the 40 games are played, and no game starts after
+    // it decides.
+    let mut cfg = config(GameKind::Fetlar, ["level:maximum", "greedy"], 40);
+    cfg.control = Limit::Depth(2);
+    cfg.openings =
+        arena::parse_openings(GameKind::Fetlar, arena::builtin_openings(GameKind::Fetlar)).unwrap();
+    cfg.sprt = Some("elo0=0,elo1=100,alpha=0.1,beta=0.1".parse().unwrap());
+    let summary = run::<tafl::Tafl>(&cfg, &start(&cfg), &quiet).unwrap();
+    let (decision, games) = summary.sprt_decided.expect("decided");
+    assert_eq!(decision, arena::sprt::Decision::AcceptH1);
+    assert_eq!(summary.games.len() as u32, games);
+    assert!(games < 40, "{games}");
+    let status = summary.sprt_status(cfg.sprt.as_ref().unwrap());
+    assert!(status.llr >= status.upper);
+}
+
+#[test]
+fn sprt_counts_pair_the_games_of_one_opening() {
+    let game = |index: usize, outcome: Option<Outcome>| GameReport {
+        index,
+        a_first: index.is_multiple_of(2),
+        outcome,
+        note: String::new(),
+        plies: 10,
+        refusal: None,
+        failure: None,
+        record: String::new(),
+    };
+    let first = Some(Outcome::win(Side::First, EndReason::CornerEscape));
+    let second = Some(Outcome::win(Side::Second, EndReason::KingCaptured));
+    let draw = Some(Outcome::draw(EndReason::Adjudication));
+    let mut summary = Summary::default();
+    // Pair 0: A wins as first, loses as second (1 point). Pair 1: A wins both (2).
+    // Pair 2: a draw and A's loss as first (½). Pair 3: one game only. Pair 4: one
+    // game unscored.
+    for report in [
+        game(1, first),
+        game(0, first),
+        game(2, first),
+        game(3, second),
+        game(5, draw),
+        game(4, second),
+        game(6, first),
+        game(8, draw),
+        game(9, None),
+    ] {
+        summary.add(report);
+    }
+    use arena::sprt::Model;
+    assert_eq!(summary.counts(Model::Pentanomial), [0, 1, 1, 0, 1]);
+    let t = summary.tally;
+    assert_eq!(
+        summary.counts(Model::Trinomial),
+        [t.losses, t.draws, t.wins]
+    );
+    assert_eq!(summary.counts(Model::Trinomial), [2, 2, 4]);
+    // By the side that won, whoever played it.
+    assert_eq!(summary.by_side(), [4, 2, 2]);
 }

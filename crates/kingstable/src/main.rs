@@ -151,6 +151,13 @@ enum Command {
         /// cut short goes on where it stopped.
         #[arg(long, requires = "out")]
         resume: bool,
+        /// Stop when a sequential probability ratio test decides, as fishtest and
+        /// cutechess-cli do: `elo0=0,elo1=10,alpha=0.05,beta=0.05` (optionally
+        /// `,model=trinomial`; pentanomial by default: pairs of games with one opening).
+        /// --games is then the most games played. Prints the LLR and its bounds after
+        /// each game.
+        #[arg(long)]
+        sprt: Option<arena::Sprt>,
     },
     /// Search a position with the AI: the board, then per completed depth the score
     /// (for the side to move; `win in N` counts plies), nodes, speed and best line, then
@@ -352,6 +359,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             concurrency,
             verbose,
             resume,
+            sprt,
         } => {
             let control = match (movetime, tc, depth) {
                 (Some(time), _, _) => arena::Limit::MoveTime(time),
@@ -377,6 +385,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 threads,
                 concurrency,
                 resume,
+                sprt,
             };
             let summary = commands::matches::run(&config, verbose)?;
             if !summary.failures.is_empty() {

@@ -573,6 +573,50 @@ fn convert_camelot_scores_and_move_lists() {
 }
 
 #[test]
+fn match_stops_when_the_sprt_decides_and_prints_the_llr() {
+    // Full strength against a one-ply player at depth 2 (deterministic): the test
+    // accepts H1 well before the 40 games (the arena test counts the same match).
+    let text = successful_match(&[
+        "--game",
+        "fetlar",
+        "--engine1",
+        "level:maximum",
+        "--engine2",
+        "greedy",
+        "--depth",
+        "2",
+        "--draw-after",
+        "60",
+        "--games",
+        "40",
+        "--sprt",
+        "elo0=0,elo1=100,alpha=0.1,beta=0.1",
+    ]);
+    assert!(text.contains("sprt: LLR "), "{text}");
+    assert!(text.contains("(-2.20, 2.20) [0, 100]"), "{text}");
+    let last = text
+        .lines()
+        .rfind(|l| l.starts_with("SPRT ("))
+        .expect(&text);
+    assert!(last.contains(": H1 accepted after "), "{last}");
+    assert!(last.contains("; Elo +"), "{last}");
+    assert!(!text.contains("game 40/40"), "{text}");
+    let out = kingstable(&[
+        "match",
+        "--game",
+        "fetlar",
+        "--engine1",
+        "greedy",
+        "--engine2",
+        "greedy",
+        "--sprt",
+        "elo0=5,elo1=0,alpha=0.05,beta=0.05",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("elo0 must be below elo1"));
+}
+
+#[test]
 fn match_runs_an_external_ugi_engine_and_saves_records() {
     let out = temp_dir("match");
     let out_dir = out.path();

@@ -63,6 +63,75 @@ fn print_game(config: &MatchConfig, report: &GameReport, summary: &Summary, resu
         if resumed { " (saved earlier)" } else { "" }
     );
     println!("score of {} vs {}: {}", names[0], names[1], summary.tally);
+    if let Some(sprt) = &config.sprt {
+        println!("{}", sprt_line(sprt, summary));
+    }
+}
+
+/// The test's state: `sprt: LLR 1.23 (-2.94, 2.94) [0, 10], 12 pairs: continue`.
+fn sprt_line(sprt: &arena::Sprt, summary: &Summary) -> String {
+    let status = summary.sprt_status(sprt);
+    let unit = match sprt.model {
+        arena::sprt::Model::Pentanomial => "pairs",
+        arena::sprt::Model::Trinomial => "games",
+    };
+    let mut line = format!(
+        "sprt: LLR {:.2} ({:.2}, {:.2}) [{}, {}], {} {unit}: {}",
+        status.llr,
+        status.lower,
+        status.upper,
+        sprt.elo0,
+        sprt.elo1,
+        status.samples,
+        status.decision.as_str()
+    );
+    if let Some((decision, games)) = summary.sprt_decided
+        && decision != status.decision
+    {
+        let _ = write!(line, " (decided {} after {games} games)", decision.as_str());
+    }
+    line
+}
+
+/// The test's result and the model's Elo estimate: `SPRT (…): H1 accepted after 40
+/// games; LLR 2.95 (-2.94, 2.94); Elo +25 (95%: +3 .. +48), pentanomial, 20 pairs`.
+fn sprt_summary(sprt: &arena::Sprt, summary: &Summary) -> String {
+    let status = summary.sprt_status(sprt);
+    let verdict = match summary.sprt_decided {
+        Some((decision, games)) => format!("{} after {games} games", decision.as_str()),
+        None => format!(
+            "no decision after {} games (the --games bound)",
+            summary.tally.games()
+        ),
+    };
+    let mut line = format!(
+        "SPRT ({sprt}): {verdict}; LLR {:.2} ({:.2}, {:.2})",
+        status.llr, status.lower, status.upper
+    );
+    if let Some((elo, low, high)) = status.elo {
+        let unit = match sprt.model {
+            arena::sprt::Model::Pentanomial => "pairs",
+            arena::sprt::Model::Trinomial => "games",
+        };
+        let _ = write!(
+            line,
+            "; Elo {} (95%: {} .. {}), {}, {} {unit}",
+            signed(elo),
+            signed(low),
+            signed(high),
+            sprt.model.as_str(),
+            status.samples
+        );
+    }
+    line
+}
+
+fn signed(elo: f64) -> String {
+    if elo.is_infinite() {
+        if elo > 0.0 { "+inf" } else { "-inf" }.to_owned()
+    } else {
+        format!("{elo:+.1}")
+    }
 }
 
 /// How player A's scored games ended, by result and reason: `won 3 (repetition 2,
@@ -97,6 +166,17 @@ fn print_summary(config: &MatchConfig, summary: &Summary) {
     );
     if let Some(line) = endings(summary) {
         println!("{} {line}", config.players[0]);
+    }
+    let [first, second, draws] = summary.by_side();
+    if first + second + draws > 0 {
+        println!(
+            "by side: {} won {first}, {} won {second}, drawn {draws}",
+            config.kind.side_name(game::Player::First),
+            config.kind.side_name(game::Player::Second),
+        );
+    }
+    if let Some(sprt) = &config.sprt {
+        println!("{}", sprt_summary(sprt, summary));
     }
     if !summary.refusals.is_empty() {
         println!(
@@ -153,5 +233,60 @@ mod tests {
             "won 3 (repetition 2, resignation 1), drew 1 (adjudication 1)"
         );
         assert_eq!(endings(&Summary::default()), None);
+    }
+
+    #[test]
+    fn sprt_lines_give_the_llr_bounds_decision_and_elo() {
+        let sprt: arena::Sprt = "elo0=0,elo1=10,alpha=0.05,beta=0.05".parse().unwrap();
+        let game = |index: usize, outcome| GameReport {
+            index,
+            a_first: index.is_multiple_of(2),
+            outcome: Some(outcome),
+            note: String::new(),
+            plies: 10,
+            refusal: None,
+            failure: None,
+            record: String::new(),
+        };
+        let mut summary = Summary::default();
+        // Two pairs: A wins both games of the first, splits the second.
+        summary.add(game(
+            0,
+            Outcome::win(Player::First, EndReason::CornerEscape),
+        ));
+        summary.add(game(
+            1,
+            Outcome::win(Player::Second, EndReason::CornerEscape),
+        ));
+        summary.add(game(
+            2,
+            Outcome::win(Player::First, EndReason::CornerEscape),
+        ));
+        summary.add(game(
+            3,
+            Outcome::win(Player::First, EndReason::CornerEscape),
+        ));
+        let line = sprt_line(&sprt, &summary);
+        assert!(line.starts_with("sprt: LLR "), "{line}");
+        assert!(
+            line.ends_with("(-2.94, 2.94) [0, 10], 2 pairs: continue"),
+            "{line}"
+        );
+        let total = sprt_summary(&sprt, &summary);
+        assert!(
+            total.starts_with(
+                "SPRT (elo0=0,elo1=10,alpha=0.05,beta=0.05,model=pentanomial): \
+                 no decision after 4 games (the --games bound); LLR "
+            ),
+            "{total}"
+        );
+        // Pairs scoring 1 and ½: a mean of ¾, +191 Elo.
+        assert!(total.contains("Elo +190.8 (95%: -67.9 .. +inf)"), "{total}");
+        assert!(total.ends_with("pentanomial, 2 pairs"), "{total}");
+        summary.sprt_decided = Some((arena::sprt::Decision::AcceptH1, 4));
+        assert!(sprt_summary(&sprt, &summary).contains("H1 accepted after 4 games"));
+        assert!(
+            sprt_line(&sprt, &summary).ends_with("continue (decided H1 accepted after 4 games)")
+        );
     }
 }
