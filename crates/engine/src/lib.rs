@@ -11,7 +11,8 @@
 //!
 //! Front ends use the search through [`Worker`] (a search on its own thread, cancellable,
 //! panic-isolated) or [`Engine::answer`]: both always answer with a legal move while the
-//! game has one.
+//! game has one. [`AnyEngine`] runs it on a [`games::AnyGame`], for front ends that
+//! hold their game at run time (the server's AI, analysis and reviews).
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;
@@ -32,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+mod any;
 pub mod bench;
 mod eval;
 pub mod games;
@@ -42,6 +44,7 @@ mod search;
 pub mod tt;
 mod worker;
 
+pub use crate::any::{AnyAnswer, AnyEngine, AnyInfo, EngineOptions};
 pub use crate::eval::{EngineGame, Evaluator, Threats};
 pub use crate::level::{Level, LevelSettings, ParseLevelError};
 pub use crate::limits::{Clock, Limits, MOVE_OVERHEAD, TimeBudget};

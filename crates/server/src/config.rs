@@ -32,6 +32,10 @@ pub struct Config {
     pub session_lifetime: Duration,
     /// Rate limits.
     pub limits: RateLimits,
+    /// Bounds on connections and sockets ([`crate::conn`]).
+    pub connections: ConnectionLimits,
+    /// Quotas on the AI's work per identity ([`crate::live::AiPool`]).
+    pub ai: AiQuotas,
 }
 
 impl Default for Config {
@@ -46,6 +50,65 @@ impl Default for Config {
             body_limit: 64 * 1024,
             session_lifetime: Duration::from_secs(30 * 24 * 3600),
             limits: RateLimits::default(),
+            connections: ConnectionLimits::default(),
+            ai: AiQuotas::default(),
+        }
+    }
+}
+
+/// Bounds on the connections one server holds (see [`crate::conn`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Most connections open at once, from everyone; lowered at start to the descriptor
+    /// limit less [`crate::conn::DESCRIPTOR_RESERVE`], so the server never runs out of
+    /// descriptors for its database, its files and `/health`.
+    pub max_connections: usize,
+    /// Most connections open at once from one client address; behind `trust_proxy`
+    /// (where every connection comes from the proxy), most requests in flight from one
+    /// forwarded address.
+    pub per_address: usize,
+    /// Most WebSockets (game, lobby and analysis sockets together) open at once from one
+    /// client address (the forwarded one behind `trust_proxy`).
+    pub sockets_per_address: usize,
+    /// A connection that has not sent a whole request head this long after it opened
+    /// (or after its previous response) is closed.
+    pub header_read_timeout: Duration,
+    /// A keep-alive connection with no request for this long is closed. (hyper counts
+    /// the wait for the next request's head against `header_read_timeout` too: an idle
+    /// connection is closed after the shorter of the two.)
+    pub idle_timeout: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: 16_384,
+            per_address: 64,
+            sockets_per_address: 32,
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// How much of the AI one identity (an account, a guest, a client address) may use at
+/// once; each counts for every identity the request carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AiQuotas {
+    /// Games against the AI being played at once.
+    pub games: usize,
+    /// Analyses queued or running at once.
+    pub analyses: usize,
+    /// Game reviews queued or running at once.
+    pub reviews: usize,
+}
+
+impl Default for AiQuotas {
+    fn default() -> AiQuotas {
+        AiQuotas {
+            games: 4,
+            analyses: 2,
+            reviews: 1,
         }
     }
 }

@@ -22,6 +22,7 @@
 pub mod api;
 pub mod auth;
 pub mod config;
+pub mod conn;
 pub mod error;
 pub mod live;
 pub mod logging;
@@ -34,9 +35,10 @@ pub mod web;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{Backend, Config, DatabaseUrl, RateLimit, RateLimits};
+pub use config::{AiQuotas, Backend, Config, ConnectionLimits, DatabaseUrl, RateLimit, RateLimits};
 pub use error::{ApiError, ErrorCode, ServerError};
 pub use state::{AppState, Shared};
 pub use store::Store;
@@ -59,7 +61,9 @@ impl Server {
     ///
     /// # Errors
     /// When the database cannot be opened or migrated, or the address cannot be bound.
-    pub async fn bind(config: Config) -> Result<Server, ServerError> {
+    pub async fn bind(mut config: Config) -> Result<Server, ServerError> {
+        let descriptors = conn::raise_descriptor_limit();
+        config.connections = conn::fit_to_descriptors(config.connections, descriptors);
         let store = Store::open(&config.database, config.max_connections).await?;
         tracing::info!(database = %config.database, "database ready");
         let listener = tokio::net::TcpListener::bind(config.addr)
@@ -124,17 +128,18 @@ impl Server {
         spawn_maintenance(&state);
         let app = api::router(state.clone());
         let token = state.shutdown.clone();
-        let served = axum::serve(
+        let served = conn::serve(
             self.listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
+            app,
+            Arc::clone(&state.connections),
+            async move {
+                tokio::select! {
+                    () = shutdown => tracing::info!("shutting down"),
+                    () = token.cancelled() => {}
+                }
+                token.cancel();
+            },
         )
-        .with_graceful_shutdown(async move {
-            tokio::select! {
-                () = shutdown => tracing::info!("shutting down"),
-                () = token.cancelled() => {}
-            }
-            token.cancel();
-        })
         .await;
         state.shutdown.cancel();
         state.tasks.close();

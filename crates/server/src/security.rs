@@ -104,6 +104,19 @@ pub fn check_direct(limiter: &DefaultDirectRateLimiter) -> Result<(), ApiError> 
     })
 }
 
+/// The last address in `X-Forwarded-For` (the one a reverse proxy saw; earlier entries
+/// are the client's own word), if it is one.
+#[must_use]
+pub fn forwarded_ip(headers: &HeaderMap) -> Option<IpAddr> {
+    headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .next_back()
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.rsplit(',').next())
+        .and_then(|entry| entry.trim().parse::<IpAddr>().ok())
+}
+
 /// The client's address: the connection's peer, or, when the server is configured to
 /// trust a reverse proxy, the last address in `X-Forwarded-For` (the one the proxy saw).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,19 +126,10 @@ impl FromRequestParts<AppState> for ClientIp {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        if state.config.trust_proxy {
-            // Only the last entry is the proxy's own; earlier ones are the client's word.
-            let forwarded = parts
-                .headers
-                .get_all("x-forwarded-for")
-                .iter()
-                .next_back()
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.rsplit(',').next())
-                .and_then(|entry| entry.trim().parse::<IpAddr>().ok());
-            if let Some(ip) = forwarded {
-                return Ok(ClientIp(ip));
-            }
+        if state.config.trust_proxy
+            && let Some(ip) = forwarded_ip(&parts.headers)
+        {
+            return Ok(ClientIp(ip));
         }
         parts
             .extensions

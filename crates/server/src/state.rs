@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
+use crate::conn::Connections;
 use crate::live::{AiPool, Live};
 use crate::metrics::Metrics;
 use crate::security::Limiters;
@@ -40,6 +41,8 @@ pub struct Shared {
     pub live: Live,
     /// The AI's searches, one per core at most.
     pub ai: AiPool,
+    /// The connections and sockets open, and their bounds.
+    pub connections: Arc<Connections>,
 }
 
 impl AppState {
@@ -47,16 +50,19 @@ impl AppState {
     #[must_use]
     pub fn new(config: Config, store: Store) -> AppState {
         let workers = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+        let metrics = Metrics::new();
+        let ai = AiPool::new(workers, config.ai, metrics.ai_queue.clone());
         AppState(Arc::new(Shared {
             limiters: Limiters::new(&config.limits),
+            connections: Connections::new(config.connections, config.trust_proxy),
+            ai,
             config,
             store,
-            metrics: Metrics::new(),
+            metrics,
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
             hashing: Semaphore::new(workers.max(2)),
             live: Live::default(),
-            ai: AiPool::new(workers),
         }))
     }
 }

@@ -999,6 +999,7 @@ async fn load_50_ai_games_and_two_people() {
     // All from one address here: more new games and guests than one person may make.
     config.limits.challenge = server::RateLimit::new(100, Duration::from_millis(10));
     config.limits.guest = server::RateLimit::new(100, Duration::from_millis(10));
+    config.ai.games = 100;
     let server = TestServer::start(config).await;
     let mut bots = Vec::new();
     for i in 0..50 {

@@ -4,7 +4,11 @@ use std::net::SocketAddr;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use server::{Config, DatabaseUrl};
+use std::time::Duration;
+
+use server::{AiQuotas, Config, ConnectionLimits, DatabaseUrl};
+
+use crate::duration::parse_duration;
 
 /// Options of `kingstable serve`; each can also be set by the environment variable
 /// shown in `--help`.
@@ -40,6 +44,32 @@ pub struct ServeArgs {
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "KINGSTABLE_BODY_LIMIT", default_value_t = Config::default().body_limit)]
     pub body_limit: usize,
+    /// Most connections open at once in all (lowered at start to fit the open-descriptor
+    /// limit, which is first raised to its hard value).
+    #[arg(long, env = "KINGSTABLE_MAX_CONNECTIONS", default_value_t = ConnectionLimits::default().max_connections, value_parser = positive)]
+    pub max_connections: usize,
+    /// Most connections open at once from one client address (behind --trust-proxy:
+    /// requests in flight per forwarded address); the next is answered 429.
+    #[arg(long, env = "KINGSTABLE_CONNECTIONS_PER_ADDRESS", default_value_t = ConnectionLimits::default().per_address, value_parser = positive)]
+    pub connections_per_address: usize,
+    /// Most WebSockets (game, lobby, analysis) open at once from one client address.
+    #[arg(long, env = "KINGSTABLE_SOCKETS_PER_ADDRESS", default_value_t = ConnectionLimits::default().sockets_per_address, value_parser = positive)]
+    pub sockets_per_address: usize,
+    /// How long a connection may take to send a request's head (10s, 500ms).
+    #[arg(long, env = "KINGSTABLE_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+    /// How long a keep-alive connection may stay without a request.
+    #[arg(long, env = "KINGSTABLE_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+    /// Games against the AI one player (account, guest or address) may play at once.
+    #[arg(long, env = "KINGSTABLE_AI_GAMES_PER_PLAYER", default_value_t = AiQuotas::default().games, value_parser = positive)]
+    pub ai_games_per_player: usize,
+    /// Analyses one player may have queued or running at once.
+    #[arg(long, env = "KINGSTABLE_ANALYSES_PER_PLAYER", default_value_t = AiQuotas::default().analyses, value_parser = positive)]
+    pub analyses_per_player: usize,
+    /// Game reviews one player may have queued or running at once.
+    #[arg(long, env = "KINGSTABLE_REVIEWS_PER_PLAYER", default_value_t = AiQuotas::default().reviews, value_parser = positive)]
+    pub reviews_per_player: usize,
     /// What to log to stderr: a level (error, warn, info, debug, trace), optionally with
     /// per-module levels (info,server=debug).
     #[arg(long, env = "KINGSTABLE_LOG", default_value = server::logging::DEFAULT_FILTER)]
@@ -67,10 +97,30 @@ pub fn run(args: ServeArgs) -> Result<()> {
         public_origin,
         trust_proxy: args.trust_proxy,
         body_limit: args.body_limit,
+        connections: ConnectionLimits {
+            max_connections: args.max_connections,
+            per_address: args.connections_per_address,
+            sockets_per_address: args.sockets_per_address,
+            header_read_timeout: args.header_timeout,
+            idle_timeout: args.idle_timeout,
+        },
+        ai: AiQuotas {
+            games: args.ai_games_per_player,
+            analyses: args.analyses_per_player,
+            reviews: args.reviews_per_player,
+        },
         ..Config::default()
     };
     server::run_blocking(config, |url| {
         println!("Kingstable is serving at {url} (database: {database}); Ctrl-C stops it.");
     })
     .context("kingstable serve")
+}
+
+/// A count of at least 1.
+fn positive(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{text:?} is not a whole number of at least 1")),
+    }
 }

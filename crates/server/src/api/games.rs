@@ -31,7 +31,7 @@ const SOCKET_IDLE: Duration = Duration::from_secs(90);
 pub const CORRESPONDENCE_DAYS: [u32; 6] = [1, 2, 3, 5, 7, 14];
 
 /// Who the viewer is, for the live layer.
-fn ident_of(viewer: &Viewer) -> Ident {
+pub(super) fn ident_of(viewer: &Viewer) -> Ident {
     match viewer {
         Viewer::User { user, guest, .. } => Ident {
             user: Some(user.id.clone()),
@@ -194,7 +194,7 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     check(&state.limiters.challenge, &ip)?;
     let control = time_control(&body.time_control)?;
-    let (seat, _ident, cookie) = player_seat(&state, &viewer, ip).await?;
+    let (seat, ident, cookie) = player_seat(&state, &viewer, ip).await?;
     let (opponent, rated) = match body.opponent {
         Opponent::Ai(level) if (1..=6).contains(&level) => (Seat::Ai(level), false),
         Opponent::Ai(level) => {
@@ -211,6 +211,15 @@ pub async fn create(
             "sign in to play rated games",
         ));
     }
+    let ai_slot = match opponent {
+        Seat::Ai(_) => Some(
+            state
+                .ai
+                .reserve_game(&live::Asker::new(&ident, Some(ip)))
+                .map_err(|quota| ApiError::new(ErrorCode::RateLimited, quota.to_string()))?,
+        ),
+        _ => None,
+    };
     let (first, second) = match body.side.pick() {
         Player::First => (seat, opponent),
         Player::Second => (opponent, seat),
@@ -218,6 +227,9 @@ pub async fn create(
     let record = live::create_game(&state, body.kind, first, second, control, rated)
         .await
         .map_err(|e| setup_error(&e))?;
+    if let Some(slot) = ai_slot {
+        slot.bind(&record.id);
+    }
     let created = Created {
         url: format!("/game/{}", record.id),
         id: record.id,
@@ -272,6 +284,7 @@ pub async fn join(
     viewer: Viewer,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
+    check(&state.limiters.challenge, &ip)?;
     let handle = state
         .live
         .handle(&id)
@@ -286,9 +299,11 @@ pub async fn join(
 /// once both players asked (at once against the AI), else `{}`.
 pub async fn rematch(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     viewer: Viewer,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
+    check(&state.limiters.challenge, &ip)?;
     let handle = state.live.handle(&id).ok_or_else(|| {
         ApiError::new(
             ErrorCode::Conflict,
@@ -410,6 +425,7 @@ pub async fn accept_challenge(
     viewer: Viewer,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
+    check(&state.limiters.challenge, &ip)?;
     let challenge = state
         .store
         .challenge(&id)
@@ -501,6 +517,7 @@ pub async fn cancel_challenge(
 /// `GET /ws/game/{id}`: the game's socket, for players and spectators.
 pub async fn game_socket(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     viewer: Viewer,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
@@ -512,9 +529,10 @@ pub async fn game_socket(
         return Err(ApiError::not_found("no such game"));
     }
     let ident = ident_of(&viewer);
+    let slot = state.connections.socket(ip)?;
     Ok(upgrade
         .max_message_size(SOCKET_MESSAGE_LIMIT)
-        .on_upgrade(move |socket| serve_game(state, id, ident, socket)))
+        .on_upgrade(move |socket| serve_game(state, id, ident, socket, slot)))
 }
 
 /// Sends `message` as JSON text; false when the socket is gone.
@@ -531,7 +549,13 @@ pub(super) async fn send<T: Serialize>(socket: &mut WebSocket, message: &T) -> b
 
 /// One game socket: client messages go to the game's owner; the owner's updates come
 /// back as events for this client (with its own legal moves).
-async fn serve_game(state: AppState, id: String, ident: Ident, mut socket: WebSocket) {
+async fn serve_game(
+    state: AppState,
+    id: String,
+    ident: Ident,
+    mut socket: WebSocket,
+    _slot: crate::conn::SocketSlot,
+) {
     state.metrics.sockets.inc();
     let limiter = state.limiters.socket_limiter();
     let handle = state.live.handle(&id);
@@ -653,16 +677,18 @@ async fn stored_state(state: &AppState, id: &str, ident: &Ident) -> Option<Serve
 /// `GET /ws/lobby`: the open challenges and the games being played, as they change.
 pub async fn lobby_socket(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     check_same_origin(&headers, state.config.public_origin.as_deref())?;
+    let slot = state.connections.socket(ip)?;
     Ok(upgrade
         .max_message_size(SOCKET_MESSAGE_LIMIT)
-        .on_upgrade(move |socket| serve_lobby(state, socket)))
+        .on_upgrade(move |socket| serve_lobby(state, socket, slot)))
 }
 
-async fn serve_lobby(state: AppState, mut socket: WebSocket) {
+async fn serve_lobby(state: AppState, mut socket: WebSocket, _slot: crate::conn::SocketSlot) {
     state.metrics.sockets.inc();
     let mut updates = state.live.lobby().subscribe();
     let mut first = Vec::new();

@@ -16,7 +16,7 @@ use games::{AnyGame, BoardView};
 use session::{Options, Session, Takebacks, TimeControl, Timestamp};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-pub use ai::AiPool;
+pub use ai::{AiKey, AiPool, AiStats, Asker, GameSlot, MoveWait, QuotaError, Ticket, Work};
 pub use messages::{
     ClientMessage, ClocksView, GameView, LiveGame, LobbyMessage, PlayedView, PlayerInfo, Refusal,
     ServerMessage, SocketError,

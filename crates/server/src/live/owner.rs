@@ -231,6 +231,9 @@ impl Owner {
         self.refresh_summary();
         self.maybe_ai();
         loop {
+            if self.is_over() {
+                self.state.ai.game_over(&id);
+            }
             let deadline = self.flag_deadline();
             let lingering = self.is_over() && self.watchers == 0;
             tokio::select! {
@@ -243,6 +246,7 @@ impl Owner {
                 () = tokio::time::sleep(LINGER), if lingering => break,
             }
         }
+        self.state.ai.forget_game(&id);
         self.state.live.remove(&id);
         let count = i64::try_from(self.state.live.count()).unwrap_or(i64::MAX);
         self.state.metrics.live_games.set(count);
@@ -566,6 +570,8 @@ impl Owner {
         ) else {
             return Err(Refusal::new(SocketError::NotAllowed, "a seat is empty"));
         };
+        // A rematch is a new game: it counts against the creation limits.
+        let slot = super::ai::rematch_slot(&self.state, &self.record)?;
         let control = self
             .record
             .time_control
@@ -587,6 +593,9 @@ impl Owner {
                 "the server could not make the rematch",
             )
         })?;
+        if let Some(slot) = slot {
+            slot.bind(&record.id);
+        }
         self.rematch_id = Some(record.id.clone());
         let _ = self.updates.send(Update::Rematch(record.id.clone()));
         Ok(Some(record.id))
@@ -614,7 +623,7 @@ impl Owner {
             )
         });
         self.state.ai.request(
-            &self.state,
+            &self.record,
             session.game().clone(),
             level,
             remaining.map(|both| (both, session.options().control.increment())),

@@ -1,0 +1,286 @@
+//! `/ws/analysis`: the socket, its messages, and one run at a time per socket.
+
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use engine::Score;
+use game::GameKind;
+use games::AnyGame;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use super::run::{self, Running};
+use super::{MAX_ANALYSIS, MAX_REVIEW_PER_PLY, MAX_REVIEW_PLIES, REVIEW_PER_PLY, line, start_of};
+use crate::api::games::{SOCKET_MESSAGE_LIMIT, ident_of, send};
+use crate::auth::Viewer;
+use crate::conn::SocketSlot;
+use crate::error::ApiError;
+use crate::live::Asker;
+use crate::security::{ClientIp, check_direct, check_same_origin};
+use crate::state::AppState;
+
+/// A socket that says nothing for this long is closed.
+const SOCKET_IDLE: Duration = Duration::from_secs(120);
+/// A client that does not take a message within this long is dropped.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// Progress messages that may wait for a slow reader: a whole review's, and some.
+const PROGRESS: usize = MAX_REVIEW_PLIES + 64;
+
+/// What a client sends on `/ws/analysis`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+enum Request {
+    /// Analyse this position and line, for up to `time_ms`.
+    Analyze {
+        kind: GameKind,
+        #[serde(default)]
+        position: String,
+        #[serde(default)]
+        moves: Vec<String>,
+        #[serde(default)]
+        time_ms: Option<u64>,
+    },
+    /// A computer review of a game: every position searched for `time_ms_per_ply`.
+    Review {
+        game: String,
+        #[serde(default)]
+        time_ms_per_ply: Option<u64>,
+    },
+    /// Stop the analysis (it answers `done` with what it has).
+    Stop,
+    /// Keep the connection open.
+    Ping,
+}
+
+/// A score as clients read it.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum ScoreView {
+    /// Centipawn-like units for the side to move.
+    Cp(i32),
+    /// The side to move wins in this many plies.
+    WinIn(i32),
+    /// The side to move loses in this many plies.
+    LossIn(i32),
+}
+
+impl From<Score> for ScoreView {
+    fn from(score: Score) -> ScoreView {
+        match score.plies_to_end() {
+            Some(plies) if score.0 > 0 => ScoreView::WinIn(plies),
+            Some(plies) => ScoreView::LossIn(plies),
+            None => ScoreView::Cp(score.0),
+        }
+    }
+}
+
+/// What the server sends on `/ws/analysis`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub(super) enum Reply {
+    /// A completed depth.
+    Info {
+        depth: u32,
+        score: ScoreView,
+        nodes: u64,
+        nps: u64,
+        pv: Vec<String>,
+    },
+    /// The analysis ended (stopped, or out of time): its best move.
+    Done {
+        best: Option<String>,
+    },
+    /// A reviewed move: the evaluation after it for the first player, the best move in
+    /// the position before it, and `mistake` or `blunder` when it lost that much.
+    ReviewPly {
+        ply: usize,
+        score: ScoreView,
+        best: Option<String>,
+        class: Option<&'static str>,
+    },
+    /// The review is complete (or was stopped).
+    ReviewDone,
+    /// A refused message.
+    Error {
+        code: &'static str,
+        message: String,
+    },
+    Pong,
+}
+
+/// `GET /ws/analysis`: the engine on a position, one analysis at a time per socket.
+/// Counts against the address's sockets; its runs count against the viewer's (and the
+/// address's) quotas of analyses and reviews.
+pub async fn socket(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    viewer: Viewer,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    check_same_origin(&headers, state.config.public_origin.as_deref())?;
+    let slot = state.connections.socket(ip)?;
+    let asker = Asker::new(&ident_of(&viewer), Some(ip));
+    Ok(upgrade
+        .max_message_size(SOCKET_MESSAGE_LIMIT * 4)
+        .on_upgrade(move |socket| serve(state, socket, asker, slot)))
+}
+
+/// Sends `reply`, unless the client has not taken messages for [`SEND_TIMEOUT`]; false
+/// when the socket is to be dropped.
+async fn deliver(socket: &mut WebSocket, reply: &Reply) -> bool {
+    matches!(
+        tokio::time::timeout(SEND_TIMEOUT, send(socket, reply)).await,
+        Ok(true)
+    )
+}
+
+/// The current run's last message, once it ends.
+async fn finished(running: &mut Option<Running>) -> Option<Reply> {
+    match running {
+        Some(run) => (&mut run.done).await.ok(),
+        None => std::future::pending().await,
+    }
+}
+
+async fn serve(state: AppState, mut socket: WebSocket, asker: Asker, _slot: SocketSlot) {
+    state.metrics.sockets.inc();
+    let limiter = state.limiters.socket_limiter();
+    let (progress, mut replies) = mpsc::channel::<Reply>(PROGRESS);
+    // Dropping the run (a new one, the socket's end) cancels it on the pool.
+    let mut running: Option<Running> = None;
+    loop {
+        tokio::select! {
+            () = state.shutdown.cancelled() => break,
+            reply = replies.recv() => {
+                let Some(reply) = reply else { break };
+                if !deliver(&mut socket, &reply).await { break }
+            }
+            last = finished(&mut running), if running.is_some() => {
+                running = None;
+                // Progress still queued goes first.
+                let mut open = true;
+                while let Ok(reply) = replies.try_recv() {
+                    open = open && deliver(&mut socket, &reply).await;
+                }
+                if let Some(last) = last {
+                    open = open && deliver(&mut socket, &last).await;
+                }
+                if !open { break }
+            }
+            incoming = tokio::time::timeout(SOCKET_IDLE, socket.recv()) => {
+                let Ok(Some(Ok(message))) = incoming else { break };
+                let Message::Text(text) = message else {
+                    if matches!(message, Message::Close(_)) { break }
+                    continue;
+                };
+                if check_direct(&limiter).is_err() {
+                    let reply = Reply::Error { code: "rate_limited", message: "too many messages: slow down".into() };
+                    if !deliver(&mut socket, &reply).await { break }
+                    continue;
+                }
+                let reply = match serde_json::from_str::<Request>(&text) {
+                    Err(error) => Some(Reply::Error { code: "bad_message", message: format!("not a message of this socket: {error}") }),
+                    Ok(Request::Ping) => Some(Reply::Pong),
+                    Ok(Request::Stop) => {
+                        if let Some(run) = &running { run.ticket.cancel() }
+                        None
+                    }
+                    Ok(request) => {
+                        // A new run replaces the one under way.
+                        if let Some(run) = &running { run.ticket.cancel() }
+                        match start(&state, &asker, request, &progress).await {
+                            Ok(run) => { running = Some(run); None }
+                            Err(reply) => Some(reply),
+                        }
+                    }
+                };
+                if let Some(reply) = reply && !deliver(&mut socket, &reply).await { break }
+            }
+        }
+    }
+    drop(running);
+    state.metrics.sockets.dec();
+}
+
+/// Starts the run `request` asks for, or says why not.
+async fn start(
+    state: &AppState,
+    asker: &Asker,
+    request: Request,
+    progress: &mpsc::Sender<Reply>,
+) -> Result<Running, Reply> {
+    let quota = |error: crate::live::QuotaError| Reply::Error {
+        code: "quota",
+        message: error.to_string(),
+    };
+    match request {
+        Request::Analyze {
+            kind,
+            position,
+            moves,
+            time_ms,
+        } => {
+            let (game, _) = line(kind, &position, &moves).map_err(|why| Reply::Error {
+                code: "bad_position",
+                message: why,
+            })?;
+            let time = time_ms
+                .map_or(MAX_ANALYSIS, Duration::from_millis)
+                .min(MAX_ANALYSIS);
+            run::analysis(state, asker.clone(), game, time, progress.clone()).map_err(quota)
+        }
+        Request::Review {
+            game,
+            time_ms_per_ply,
+        } => {
+            let (start, moves) = reviewed_game(state, &game)
+                .await
+                .map_err(|why| Reply::Error {
+                    code: "bad_game",
+                    message: why,
+                })?;
+            let per_ply = time_ms_per_ply
+                .map_or(REVIEW_PER_PLY, Duration::from_millis)
+                .min(MAX_REVIEW_PER_PLY);
+            run::review(
+                state,
+                asker.clone(),
+                start,
+                moves,
+                per_ply,
+                progress.clone(),
+            )
+            .map_err(quota)
+        }
+        Request::Stop | Request::Ping => Err(Reply::Error {
+            code: "bad_message",
+            message: "nothing to start".into(),
+        }),
+    }
+}
+
+/// The game `id` (live or finished): its start and its moves, checked to play.
+async fn reviewed_game(state: &AppState, id: &str) -> Result<(AnyGame, Vec<String>), String> {
+    let ident = crate::live::Ident::default();
+    let view = match state.live.handle(id) {
+        Some(handle) => handle.view(ident.clone()).await,
+        None => None,
+    };
+    let view = match view {
+        Some(view) => view,
+        None => crate::live::stored_view(state, id, &ident)
+            .await
+            .map_err(|_| "the game cannot be read now".to_owned())?
+            .ok_or_else(|| "no such game".to_owned())?,
+    };
+    let moves: Vec<String> = view.moves.iter().map(|m| m.info.text.clone()).collect();
+    if moves.len() > MAX_REVIEW_PLIES {
+        return Err(format!("a review covers at most {MAX_REVIEW_PLIES} plies"));
+    }
+    line(view.kind, &view.start_position, &moves)?;
+    Ok((start_of(view.kind, &view.start_position)?, moves))
+}
