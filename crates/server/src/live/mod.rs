@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use game::{GameKind, Player};
 use games::{AnyGame, BoardView};
-use session::{Options, Session, Takebacks, TimeControl, Timestamp};
+use session::{ClockStart, Options, Session, Takebacks, TimeControl, Timestamp};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use ai::AiPool;
@@ -212,6 +212,9 @@ fn options_for(record: &GameRecord, control: TimeControl) -> Options {
         } else {
             Takebacks::Never
         },
+        // Each side's clock starts with its own first move (docs/API.md, "How games
+        // start and end").
+        clock_start: ClockStart::FirstMove,
     }
 }
 
