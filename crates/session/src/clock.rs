@@ -135,12 +135,13 @@ impl TimeControl {
 
     /// How long a player may take over their first move when the clocks start with
     /// each side's first move ([`crate::ClockStart::FirstMove`]): [`FIRST_MOVE_LIMIT`] in
-    /// a live (Fischer) game, the days per move in correspondence, no limit untimed. A
-    /// game whose first move (either side's) is not made in time is aborted, not lost.
+    /// a live (Fischer) game, or the base time if that is shorter; the days per move in
+    /// correspondence; no limit untimed. A game whose first move (either side's) is not
+    /// made in time is aborted, not lost.
     #[must_use]
-    pub const fn first_move_limit(self) -> Option<Duration> {
+    pub fn first_move_limit(self) -> Option<Duration> {
         match self {
-            TimeControl::Fischer { .. } => Some(FIRST_MOVE_LIMIT),
+            TimeControl::Fischer { base, .. } => Some(base.min(FIRST_MOVE_LIMIT)),
             TimeControl::Correspondence { .. } => self.initial(),
             TimeControl::Untimed => None,
         }
@@ -739,6 +740,9 @@ mod tests {
             Some(secs(2 * 86_400))
         );
         assert_eq!(TimeControl::Untimed.first_move_limit(), None);
+        // A game shorter than the limit gets its base time.
+        let bullet: TimeControl = "0.25+2".parse().unwrap();
+        assert_eq!(bullet.first_move_limit(), Some(secs(15)));
     }
 
     #[test]
