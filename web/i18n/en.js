@@ -139,6 +139,13 @@ export default {
   'play.rematch_sent': 'Rematch offered. Waiting for your opponent.',
   'play.new_game': 'New game',
   'play.watchers': '{count} watching',
+  'play.opponent_left': 'Your opponent left the game. You can claim it in {seconds} s if they do not come back.',
+  'play.opponent_gone': 'Your opponent left the game.',
+  'play.player_left': '{side} left the game.',
+  'play.claim_victory': 'Claim victory',
+  'play.claim_draw': 'Claim a draw',
+  'play.aborted_no_first_move': 'Aborted: {side} did not make a first move in time.',
+  'play.aborted_abandoned': 'Aborted: nobody moved for two weeks.',
   'play.watchers_one': '{count} watching',
 
   // Results and why games end (every game::EndReason)
@@ -161,6 +168,7 @@ export default {
   'reason.fifty_moves': 'Fifty moves each without a capture or a castle entry.',
   'reason.agreement': 'The players agreed a draw.',
   'reason.adjudication': 'The game was adjudicated.',
+  'reason.abandonment': 'A player left the game and the opponent claimed it.',
 
   // Archive
   'archive.title': 'Archive',

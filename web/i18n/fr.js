@@ -139,6 +139,13 @@ export default {
   'play.rematch_sent': 'Revanche proposée. En attente de votre adversaire.',
   'play.new_game': 'Nouvelle partie',
   'play.watchers': '{count} spectateurs',
+  'play.opponent_left': 'Votre adversaire a quitté la partie. S’il ne revient pas, vous pourrez la réclamer dans {seconds} s.',
+  'play.opponent_gone': 'Votre adversaire a quitté la partie.',
+  'play.player_left': '{side} a quitté la partie.',
+  'play.claim_victory': 'Réclamer la victoire',
+  'play.claim_draw': 'Réclamer la nulle',
+  'play.aborted_no_first_move': 'Annulée : {side} n’a pas joué son premier coup à temps.',
+  'play.aborted_abandoned': 'Annulée : personne n’a joué pendant deux semaines.',
   'play.watchers_one': '{count} spectateur',
 
   // Résultats et raisons de la fin (chaque game::EndReason)
@@ -161,6 +168,7 @@ export default {
   'reason.fifty_moves': 'Cinquante coups chacun sans prise ni entrée dans un château.',
   'reason.agreement': 'Les joueurs se sont mis d’accord sur la nulle.',
   'reason.adjudication': 'La partie a été arbitrée.',
+  'reason.abandonment': 'Un joueur a quitté la partie et son adversaire l’a réclamée.',
 
   // Archives
   'archive.title': 'Archives',

@@ -139,6 +139,13 @@ export default {
   'play.rematch_sent': 'Rivincita proposta. In attesa dell’avversario.',
   'play.new_game': 'Nuova partita',
   'play.watchers': '{count} spettatori',
+  'play.opponent_left': 'L’avversario ha lasciato la partita. Se non torna, puoi rivendicarla tra {seconds} s.',
+  'play.opponent_gone': 'L’avversario ha lasciato la partita.',
+  'play.player_left': '{side} ha lasciato la partita.',
+  'play.claim_victory': 'Rivendica la vittoria',
+  'play.claim_draw': 'Rivendica la patta',
+  'play.aborted_no_first_move': 'Annullata: {side} non ha fatto la prima mossa in tempo.',
+  'play.aborted_abandoned': 'Annullata: nessuno ha mosso per due settimane.',
   'play.watchers_one': '{count} spettatore',
 
   // Risultati e motivi della fine (ogni game::EndReason)
@@ -161,6 +168,7 @@ export default {
   'reason.fifty_moves': 'Cinquanta mosse a testa senza catture né ingressi nel castello.',
   'reason.agreement': 'I giocatori hanno concordato la patta.',
   'reason.adjudication': 'La partita è stata aggiudicata d’ufficio.',
+  'reason.abandonment': 'Un giocatore ha lasciato la partita e l’avversario l’ha rivendicata.',
 
   // Archivio
   'archive.title': 'Archivio',

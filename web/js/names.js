@@ -33,6 +33,7 @@ export const REASON_KEYS = {
   fifty_moves: 'reason.fifty_moves',
   agreement: 'reason.agreement',
   adjudication: 'reason.adjudication',
+  abandonment: 'reason.abandonment',
 };
 
 /** @param {GameKind | string} kind */

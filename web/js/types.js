@@ -45,7 +45,8 @@
 /**
  * @typedef {"corner_escape" | "king_captured" | "exit_fort" | "encirclement" |
  *   "no_legal_moves" | "repetition" | "timeout" | "resignation" | "castle" |
- *   "elimination" | "material" | "fifty_moves" | "agreement" | "adjudication"} EndReason
+ *   "elimination" | "material" | "fifty_moves" | "agreement" | "adjudication" |
+ *   "abandonment"} EndReason
  */
 
 /** @typedef {{winner: Side | null, reason: EndReason}} GameResult */
@@ -85,6 +86,14 @@
  * @property {Side | null} draw_offer
  * @property {Side | null} takeback_request
  * @property {number} watchers
+ * @property {Absence[]} [absent] the players who left a live game, and when the opponent
+ *   may claim against them
+ */
+
+/**
+ * A player who left a live game (every socket of theirs closed): `state`'s `absent` and
+ * the `absent` message.
+ * @typedef {{side: Side, claim_in_ms: number}} Absence
  */
 
 /**

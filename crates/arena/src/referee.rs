@@ -7,7 +7,7 @@ use engine::Clock;
 use game::{EndReason, Game, GameKind, Outcome, Player as Side};
 use games::Board;
 use games::record::ReplayOptions;
-use session::{Clocks, Options, Session, Takebacks, TimeControl, Timestamp};
+use session::{ClockStart, Clocks, Options, Session, Takebacks, TimeControl, Timestamp};
 
 use crate::contestant::{Choice, Contestant, ContestantError, Limit};
 use crate::error::{Error, ResumeError};
@@ -142,6 +142,8 @@ pub fn play_game<G: Board>(
     let options = Options {
         control,
         takebacks: Takebacks::Never,
+        // An engine's clock counts from its first turn.
+        clock_start: ClockStart::AtOnce,
     };
     let mut table = Session::new(game.to_any(), options, Timestamp::now());
     while report.refusal.is_none() {

@@ -189,6 +189,13 @@ impl Game for Camelot {
     fn captures(&self, mv: Move) -> u32 {
         mv.capture_count()
     }
+
+    /// Every way to win (W1 two pieces in the castle, W2 elimination and W3 a blocked
+    /// opponent, which wins only with two pieces) needs two pieces: a side with one or
+    /// none cannot win.
+    fn can_win(&self, player: Player) -> bool {
+        self.position.pieces(player).count() >= 2
+    }
 }
 
 /// `White won (castle)`, `draw (repetition)`…

@@ -685,3 +685,17 @@ fn camelot_d4_draw_by_agreement_is_recorded_not_decided_by_the_rules() {
     let replayed = camelot::record::replay(&records[0]).unwrap();
     assert_eq!(replayed.position(), game.position());
 }
+
+#[test]
+fn can_win_needs_two_pieces_as_every_way_to_win_does() {
+    // W1 (two in the castle), W2 (elimination, by a side of two or more) and W3 (a
+    // blocked opponent loses only to two or more pieces) all need two pieces.
+    let g = Camelot::new(position("MC5 MD5 mF10", 'w'));
+    assert!(g.can_win(Player::First));
+    assert!(!g.can_win(Player::Second));
+    let g = Camelot::new(position("NC5 mF10 mG10 nH10", 'b'));
+    assert!(!g.can_win(Player::First));
+    assert!(g.can_win(Player::Second));
+    let start = Camelot::new(Position::start());
+    assert!(start.can_win(Player::First) && start.can_win(Player::Second));
+}

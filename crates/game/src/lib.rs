@@ -112,11 +112,14 @@ pub enum EndReason {
     Agreement,
     /// A referee (a match runner's ply limit, say) declared the result.
     Adjudication,
+    /// A player left a live game and the opponent claimed it (a win, or a draw when the
+    /// claimer could not have won on the board).
+    Abandonment,
 }
 
 impl EndReason {
     /// Every reason, in declaration order.
-    pub const ALL: [EndReason; 14] = [
+    pub const ALL: [EndReason; 15] = [
         EndReason::CornerEscape,
         EndReason::KingCaptured,
         EndReason::ExitFort,
@@ -131,6 +134,7 @@ impl EndReason {
         EndReason::FiftyMoves,
         EndReason::Agreement,
         EndReason::Adjudication,
+        EndReason::Abandonment,
     ];
 
     /// The snake_case name used in JSON and protocols (`corner_escape`).
@@ -151,6 +155,7 @@ impl EndReason {
             EndReason::FiftyMoves => "fifty_moves",
             EndReason::Agreement => "agreement",
             EndReason::Adjudication => "adjudication",
+            EndReason::Abandonment => "abandonment",
         }
     }
 }
@@ -411,6 +416,13 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// The number of pieces the move captures (0 for a quiet move). Search uses it for
     /// move ordering and quiescence.
     fn captures(&self, mv: Self::Move) -> u32;
+
+    /// Whether `player` could still win from here by some series of legal moves, as far
+    /// as the material on the board tells: `false` only when a win is impossible (a
+    /// Camelot side with one piece), as chess's insufficient material. The play layer
+    /// asks it when a player runs out of time or leaves: the opponent then wins only if
+    /// they could have won on the board, otherwise it is a draw.
+    fn can_win(&self, player: Player) -> bool;
 }
 
 #[cfg(test)]

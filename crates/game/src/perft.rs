@@ -193,6 +193,9 @@ mod tests {
         fn count_legal_moves(&self) -> usize {
             self.claimed
         }
+        fn can_win(&self, _player: Player) -> bool {
+            true
+        }
         fn is_legal(&self, mv: u8) -> bool {
             mv < WIDTH
         }

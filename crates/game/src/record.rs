@@ -410,7 +410,8 @@ impl TagKey {
 }
 
 /// The termination tag's words for an ending outside the rules: `time forfeit`,
-/// `resignation`, `draw agreed`, `adjudication`; `None` for an ending by the rules.
+/// `resignation`, `draw agreed`, `adjudication`, `abandoned`; `None` for an ending by
+/// the rules.
 #[must_use]
 pub const fn termination_text(reason: EndReason) -> Option<&'static str> {
     match reason {
@@ -418,6 +419,7 @@ pub const fn termination_text(reason: EndReason) -> Option<&'static str> {
         EndReason::Resignation => Some("resignation"),
         EndReason::Agreement => Some("draw agreed"),
         EndReason::Adjudication => Some("adjudication"),
+        EndReason::Abandonment => Some("abandoned"),
         _ => None,
     }
 }

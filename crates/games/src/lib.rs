@@ -572,6 +572,10 @@ impl Game for AnyGame {
             _ => self.wrong_family(mv),
         }
     }
+
+    fn can_win(&self, player: Player) -> bool {
+        with_game!(self, g => g.can_win(player))
+    }
 }
 
 impl Board for AnyGame {

@@ -456,3 +456,17 @@ fn the_games_inside_share_the_board_geometry() {
     assert_eq!(board, tafl::START);
     assert_eq!(AnyGame::start(GameKind::Camelot).opentafl(), None);
 }
+
+#[test]
+fn can_win_is_answered_by_each_games_rules() {
+    // Camelot: one man cannot win (every way to win needs two pieces).
+    let fen = "2/8/10/12/12/12/5m6/12/12/12/12/2MM8/12/10/8/2 w 0 0 0";
+    let camelot = AnyGame::from_position(GameKind::Camelot, fen).unwrap();
+    assert!(camelot.can_win(Player::First));
+    assert!(!camelot.can_win(Player::Second));
+    // Tafl: both sides can from the start.
+    for kind in [GameKind::Fetlar, GameKind::Copenhagen, GameKind::Camelot] {
+        let game = AnyGame::start(kind);
+        assert!(game.can_win(Player::First) && game.can_win(Player::Second));
+    }
+}

@@ -158,24 +158,44 @@ impl Server {
     }
 }
 
-/// Clears expired sign-ins and idle rate-limit keys every minute until shutdown.
+/// Clears expired sign-ins and idle rate-limit keys every minute until shutdown, and
+/// expires unjoined and abandoned games and unused guests ([`live::expire_stale`]); writes
+/// the server's heartbeat every few seconds and once more at shutdown, so that a
+/// restarted server gives the time it was down back to the clocks.
 fn spawn_maintenance(state: &AppState) {
     let state_for_task = state.clone();
     state.tasks.spawn(async move {
         let state = state_for_task;
         let mut tick = tokio::time::interval(MAINTENANCE_PERIOD);
+        let mut heartbeat = tokio::time::interval(live::lifecycle::HEARTBEAT_PERIOD);
         loop {
             tokio::select! {
                 () = state.shutdown.cancelled() => break,
+                _ = heartbeat.tick() => beat(&state).await,
                 _ = tick.tick() => {
                     state.limiters.forget_idle();
                     if let Err(error) = state.store.delete_expired_sessions(store::now_ms()).await {
                         tracing::warn!(error = %error::error_chain(&error), "clearing expired sign-ins");
                     }
+                    match live::expire_stale(&state, store::now_ms()).await {
+                        Ok(report) if report != live::ExpiryReport::default() => {
+                            tracing::info!(games = report.games, guests = report.guests, "expired");
+                        }
+                        Ok(_) => {}
+                        Err(error) => tracing::warn!(error = %error::error_chain(&error), "expiring games and guests"),
+                    }
                 }
             }
         }
+        // The last sign of life: the downtime that follows is given back.
+        beat(&state).await;
     });
+}
+
+async fn beat(state: &AppState) {
+    if let Err(error) = state.store.beat(store::now_ms()).await {
+        tracing::warn!(error = %error::error_chain(&error), "writing the heartbeat");
+    }
 }
 
 /// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM.

@@ -72,6 +72,10 @@ const MAX_FISCHER_NUMBER: f64 = 86_400.0;
 /// The most days per move a correspondence game may give.
 pub const MAX_DAYS_PER_MOVE: u32 = 365;
 
+/// How long a player of a live (Fischer) game may take over their first move before the
+/// game is aborted (see [`TimeControl::first_move_limit`]).
+pub const FIRST_MOVE_LIMIT: Duration = Duration::from_secs(30);
+
 /// How long a game's players may think. One syntax everywhere (command line, records,
 /// JSON): `5+3` is Fischer with five minutes each and three seconds added after every
 /// move (fractions work: `0.5+0`; `5` alone is `5+0`); `3d` is correspondence with three
@@ -125,6 +129,20 @@ impl TimeControl {
         match self {
             TimeControl::Fischer { base, .. } => Some(base),
             TimeControl::Correspondence { days } => Some(Duration::from_secs(days as u64 * 86_400)),
+            TimeControl::Untimed => None,
+        }
+    }
+
+    /// How long a player may take over their first move when the clocks start with
+    /// each side's first move ([`crate::ClockStart::FirstMove`]): [`FIRST_MOVE_LIMIT`] in
+    /// a live (Fischer) game, or the base time if that is shorter; the days per move in
+    /// correspondence; no limit untimed. A game whose first move (either side's) is not
+    /// made in time is aborted, not lost.
+    #[must_use]
+    pub fn first_move_limit(self) -> Option<Duration> {
+        match self {
+            TimeControl::Fischer { base, .. } => Some(base.min(FIRST_MOVE_LIMIT)),
+            TimeControl::Correspondence { .. } => self.initial(),
             TimeControl::Untimed => None,
         }
     }
@@ -250,9 +268,13 @@ pub struct Running {
 /// or their full time back (correspondence), and starts the opponent's. Untimed clocks
 /// still record whose turn it is and since when, and never fall.
 ///
+/// A clock may wait for its player's first move ([`Clocks::waiting_for_first_moves`],
+/// lichess's rule): until that player has moved, their turn is timed (whose turn, since
+/// when) but charges nothing and never falls, and that first move adds no increment.
+///
 /// Serialises as the control, the time left on each clock when the running one was last
-/// started (milliseconds) and the running clock with its start: storing that and loading
-/// it back later gives exactly the same clocks.
+/// started (milliseconds), the running clock with its start, and which clocks have
+/// started: storing that and loading it back later gives exactly the same clocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Clocks {
     control: TimeControl,
@@ -260,10 +282,19 @@ pub struct Clocks {
     /// stopped; indexed by [`Player::index`]. Zero when untimed.
     remaining_ms: [u64; 2],
     running: Option<Running>,
+    /// Whether each player's clock counts (indexed by [`Player::index`]): false until
+    /// their first move when the clocks wait for it. Clocks stored before this existed
+    /// counted from the start.
+    #[serde(default = "both_started")]
+    started: [bool; 2],
+}
+
+const fn both_started() -> [bool; 2] {
+    [true; 2]
 }
 
 impl Clocks {
-    /// Both clocks full and stopped.
+    /// Both clocks full and stopped; each counts as soon as it runs.
     #[must_use]
     pub fn new(control: TimeControl) -> Clocks {
         let full = control.initial().map_or(0, millis);
@@ -271,7 +302,31 @@ impl Clocks {
             control,
             remaining_ms: [full; 2],
             running: None,
+            started: both_started(),
         }
+    }
+
+    /// Both clocks full and stopped; each starts counting with its player's first move
+    /// (until then that player's turns cost no time).
+    #[must_use]
+    pub fn waiting_for_first_moves(control: TimeControl) -> Clocks {
+        Clocks {
+            started: [false; 2],
+            ..Clocks::new(control)
+        }
+    }
+
+    /// Whether `player`'s clock counts (they have made their first move, or the clocks
+    /// do not wait for it).
+    #[must_use]
+    pub fn is_started(&self, player: Player) -> bool {
+        self.started[player.index()]
+    }
+
+    /// Sets whether each player's clock counts (taking moves back to before a player's
+    /// first move makes their clock wait again), indexed by [`Player::index`].
+    pub fn set_started(&mut self, started: [bool; 2]) {
+        self.started = started;
     }
 
     /// The time control.
@@ -300,7 +355,7 @@ impl Clocks {
         }
         let left = Duration::from_millis(self.remaining_ms[player.index()]);
         Some(match self.running {
-            Some(r) if r.player == player => {
+            Some(r) if r.player == player && self.is_started(player) => {
                 left.saturating_sub(now.saturating_duration_since(r.since))
             }
             _ => left,
@@ -322,9 +377,18 @@ impl Clocks {
     #[must_use]
     pub fn deadline(&self) -> Option<Timestamp> {
         let r = self.running?;
-        self.control
-            .is_timed()
+        (self.control.is_timed() && self.is_started(r.player))
             .then(|| r.since + Duration::from_millis(self.remaining_ms[r.player.index()]))
+    }
+
+    /// The server was down (or the game otherwise suspended) from `from` until `to`: the
+    /// running clock is given that time back, so it is charged to nobody. Time before
+    /// its start is not given (the turn began after `from`: only `to - since` is).
+    pub fn give_back(&mut self, from: Timestamp, to: Timestamp) {
+        if let Some(r) = &mut self.running {
+            let paused = to.saturating_duration_since(from.max(r.since));
+            r.since = r.since + paused;
+        }
     }
 
     /// Starts `player`'s clock at `now` (stopping the other).
@@ -347,8 +411,12 @@ impl Clocks {
     /// the full time back (correspondence), and start the opponent's clock.
     pub fn press(&mut self, mover: Player, now: Timestamp) {
         self.stop(now);
+        let first_move = !self.is_started(mover);
+        self.started[mover.index()] = true;
         let left = &mut self.remaining_ms[mover.index()];
         match self.control {
+            // A first move made before the clock counted earns no increment.
+            TimeControl::Fischer { .. } if first_move => {}
             TimeControl::Fischer { increment, .. } => {
                 *left = left.saturating_add(millis(increment));
             }
@@ -606,10 +674,75 @@ mod tests {
         let json = serde_json::to_string(&clocks).unwrap();
         assert_eq!(
             json,
-            r#"{"control":"0.5+1","remaining_ms":[27750,30000],"running":{"player":"second","since":1700000003250}}"#
+            r#"{"control":"0.5+1","remaining_ms":[27750,30000],"running":{"player":"second","since":1700000003250},"started":[true,true]}"#
         );
         let back: Clocks = serde_json::from_str(&json).unwrap();
         assert_eq!(back, clocks);
+        // Clocks stored before `started` existed counted from the start.
+        let old = r#"{"control":"0.5+1","remaining_ms":[27750,30000],"running":{"player":"second","since":1700000003250}}"#;
+        assert_eq!(serde_json::from_str::<Clocks>(old).unwrap(), clocks);
+    }
+
+    #[test]
+    fn a_waiting_clock_starts_with_its_players_first_move() {
+        let mut clocks = Clocks::waiting_for_first_moves("1+2".parse().unwrap());
+        clocks.start(Player::First, at(0));
+        // First's turn is timed but costs nothing, and cannot fall.
+        assert_eq!(clocks.remaining(Player::First, at(500)), Some(secs(60)));
+        assert_eq!(clocks.deadline(), None);
+        assert_eq!(clocks.flagged(at(10_000)), None);
+        assert!(!clocks.is_started(Player::First));
+        // Their first move adds no increment; Second's first turn is free too.
+        clocks.press(Player::First, at(500));
+        assert!(clocks.is_started(Player::First));
+        assert_eq!(clocks.both(at(900)), Some([secs(60), secs(60)]));
+        assert_eq!(clocks.deadline(), None);
+        clocks.press(Player::Second, at(900));
+        // From now on both count: First's clock runs and can fall.
+        assert_eq!(clocks.remaining(Player::First, at(910)), Some(secs(50)));
+        assert_eq!(clocks.deadline(), Some(at(960)));
+        clocks.press(Player::First, at(910));
+        assert_eq!(clocks.remaining(Player::First, at(910)), Some(secs(52)));
+        assert_eq!(clocks.remaining(Player::Second, at(915)), Some(secs(55)));
+        // Taking moves back can make a clock wait again.
+        clocks.set_started([true, false]);
+        assert_eq!(clocks.remaining(Player::Second, at(999)), Some(secs(60)));
+    }
+
+    #[test]
+    fn downtime_given_back_is_charged_to_nobody() {
+        let mut clocks = Clocks::new(TimeControl::fischer(1, 0));
+        clocks.start(Player::First, at(0));
+        clocks.press(Player::First, at(10));
+        // Second thought 5 s, then the server was down from 15 to 100.
+        clocks.give_back(at(15), at(100));
+        assert_eq!(clocks.remaining(Player::Second, at(100)), Some(secs(55)));
+        assert_eq!(clocks.deadline(), Some(at(155)));
+        // A turn that began after the last sign of life gets only its own time back.
+        let mut clocks = Clocks::new(TimeControl::fischer(1, 0));
+        clocks.start(Player::First, at(20));
+        clocks.give_back(at(15), at(100));
+        assert_eq!(clocks.remaining(Player::First, at(100)), Some(secs(60)));
+        // A stopped clock has nothing to give back.
+        let mut stopped = Clocks::new(TimeControl::fischer(1, 0));
+        stopped.give_back(at(0), at(100));
+        assert_eq!(stopped, Clocks::new(TimeControl::fischer(1, 0)));
+    }
+
+    #[test]
+    fn first_move_limits_follow_the_control() {
+        assert_eq!(
+            TimeControl::fischer(1, 0).first_move_limit(),
+            Some(FIRST_MOVE_LIMIT)
+        );
+        assert_eq!(
+            TimeControl::Correspondence { days: 2 }.first_move_limit(),
+            Some(secs(2 * 86_400))
+        );
+        assert_eq!(TimeControl::Untimed.first_move_limit(), None);
+        // A game shorter than the limit gets its base time.
+        let bullet: TimeControl = "0.25+2".parse().unwrap();
+        assert_eq!(bullet.first_move_limit(), Some(secs(15)));
     }
 
     #[test]

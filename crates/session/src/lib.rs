@@ -12,7 +12,7 @@
 //! use game::{EndReason, GameKind, Outcome, Player};
 //!
 //! let t0 = Timestamp::from_millis(1_700_000_000_000);
-//! let options = Options { control: "5+3".parse().unwrap(), takebacks: Takebacks::Never };
+//! let options = Options { control: "5+3".parse().unwrap(), takebacks: Takebacks::Never, ..Options::default() };
 //! let mut table = Session::new(AnyGame::start(GameKind::Copenhagen), options, t0);
 //! let seen = table.revision();
 //! table.play(Player::First, "d1-d3", t0).unwrap();
@@ -34,11 +34,12 @@ pub mod clock;
 pub mod table;
 
 pub use clock::{
-    Clocks, MAX_DAYS_PER_MOVE, ParseTimeControlError, Running, TimeControl, Timestamp, format_clock,
+    Clocks, FIRST_MOVE_LIMIT, MAX_DAYS_PER_MOVE, ParseTimeControlError, Running, TimeControl,
+    Timestamp, format_clock,
 };
 pub use table::{
-    Ending, Error, Event, EventKind, LoadError, Options, PlayedMove, Session, SessionData, Status,
-    StoredMove, Takeback, Takebacks, timeout_outcome,
+    ABANDONED_AFTER, AbortReason, ClockStart, Ending, Error, Event, EventKind, LoadError, Options,
+    PlayedMove, Session, SessionData, Status, StoredMove, Takeback, Takebacks, timeout_outcome,
 };
 
 pub use games::{AnyGame, AnyMove, MoveInfo, Square, Variations};

@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use game::{EndReason, Game, GameKind, Outcome, Player};
-use games::{AnyGame, AnyMove, MoveError, MoveInfo, PositionError, Square, Variations};
+use games::{AnyGame, AnyMove, MoveError, MoveInfo, PositionError, Variations};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clocks, TimeControl, Timestamp, millis};
@@ -30,6 +30,20 @@ pub enum Takebacks {
     Immediate,
 }
 
+/// When the players' clocks start to count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockStart {
+    /// From the first turn: the referee of an engine match, the terminal game.
+    #[default]
+    AtOnce,
+    /// Each player's clock with their own first move, as on lichess: a player's first
+    /// turn costs no time, and instead a first move not made within the control's
+    /// [`TimeControl::first_move_limit`] lets the game be aborted
+    /// ([`Session::check_first_move`]). Games on the server.
+    FirstMove,
+}
+
 /// How a table is set up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Options {
@@ -38,6 +52,26 @@ pub struct Options {
     /// When moves may be taken back.
     #[serde(default)]
     pub takebacks: Takebacks,
+    /// When the clocks start to count.
+    #[serde(default)]
+    pub clock_start: ClockStart,
+}
+
+/// How long an untimed game may go without a move before it is abandoned: it is then
+/// aborted ([`Session::check_abandoned`]), as nobody can lose it on time.
+pub const ABANDONED_AFTER: Duration = Duration::from_secs(14 * 86_400);
+
+/// Why a game was called off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbortReason {
+    /// The player `by` asked for it (possible until both sides have moved).
+    #[default]
+    Asked,
+    /// `by` did not make their first move in time.
+    NoFirstMove,
+    /// Nobody moved for [`ABANDONED_AFTER`] in an untimed game; `by` was to move.
+    Abandoned,
 }
 
 /// Where the game stands.
@@ -51,10 +85,13 @@ pub enum Status {
         /// The result and its reason.
         outcome: Outcome,
     },
-    /// Called off before both sides had moved: no result.
+    /// Called off: no result.
     Aborted {
-        /// Who called it off.
+        /// Who called it off (or, by `reason`, failed to move).
         by: Player,
+        /// Why.
+        #[serde(default)]
+        reason: AbortReason,
     },
 }
 
@@ -67,10 +104,13 @@ pub enum Ending {
         /// The result and its reason.
         outcome: Outcome,
     },
-    /// Called off before both sides had moved.
+    /// Called off.
     Aborted {
-        /// Who called it off.
+        /// Who called it off (or, by `reason`, failed to move).
         by: Player,
+        /// Why.
+        #[serde(default)]
+        reason: AbortReason,
     },
 }
 
@@ -154,8 +194,19 @@ pub enum EventKind {
     },
     /// The game was called off.
     Aborted {
-        /// Who called it off.
+        /// Who called it off (or, by `reason`, failed to move).
         by: Player,
+        /// Why.
+        #[serde(default)]
+        reason: AbortReason,
+    },
+    /// The game was suspended (the server was down) and goes on: the time it was
+    /// suspended was given back to the running clock, charged to nobody.
+    Resumed {
+        /// How long it was suspended, in milliseconds.
+        paused_ms: u64,
+        /// The clocks after it.
+        clocks: Clocks,
     },
 }
 
@@ -199,6 +250,9 @@ pub enum Error {
     /// Both sides have moved: the game can no longer be aborted.
     #[error("the game can no longer be aborted")]
     CannotAbort,
+    /// A claim before both sides have moved: the game can be aborted instead.
+    #[error("nothing to claim before both sides have moved: abort the game instead")]
+    NothingToClaim,
 }
 
 /// What a takeback request came to.
@@ -272,7 +326,14 @@ impl Session {
             });
             start.play(mv);
         }
-        let mut clocks = Clocks::new(options.control);
+        let mut clocks = match options.clock_start {
+            ClockStart::AtOnce => Clocks::new(options.control),
+            ClockStart::FirstMove => {
+                let mut clocks = Clocks::waiting_for_first_moves(options.control);
+                clocks.set_started(Player::BOTH.map(|p| moves.iter().any(|m| m.player == p)));
+                clocks
+            }
+        };
         let ending = ending
             .filter(|_| game.outcome().is_none())
             .map(|outcome| Ending::Outcome { outcome });
@@ -324,7 +385,7 @@ impl Session {
     #[must_use]
     pub fn status(&self) -> Status {
         match self.ending {
-            Some(Ending::Aborted { by }) => Status::Aborted { by },
+            Some(Ending::Aborted { by, reason }) => Status::Aborted { by, reason },
             Some(Ending::Outcome { outcome }) => Status::Finished { outcome },
             None => match self.game.outcome() {
                 Some(outcome) => Status::Finished { outcome },
@@ -448,9 +509,8 @@ impl Session {
     // ---- Time ----
 
     /// Checks the running clock at `now`: if it has run out, the game ends on time and
-    /// the result is returned. In tafl the player out of time loses; in Camelot too,
-    /// unless the opponent has one piece or fewer and so cannot win (rules W1–W3): then
-    /// it is a draw.
+    /// the result is returned: the player out of time loses, unless the opponent could
+    /// not have won on the board ([`Game::can_win`]): then it is a draw.
     pub fn check_flag(&mut self, now: Timestamp) -> Option<Outcome> {
         if !self.is_ongoing() {
             return None;
@@ -459,6 +519,78 @@ impl Session {
         let outcome = timeout_outcome(&self.game, loser);
         self.end(outcome, now);
         Some(outcome)
+    }
+
+    /// The player to move, if they have not made their first move yet and the clocks
+    /// start with it ([`ClockStart::FirstMove`]), and when the game is aborted if they
+    /// have not moved by then ([`TimeControl::first_move_limit`]). A server wakes up
+    /// then to call [`Session::check_first_move`].
+    #[must_use]
+    pub fn first_move_deadline(&self) -> Option<(Player, Timestamp)> {
+        if self.options.clock_start != ClockStart::FirstMove || !self.is_ongoing() {
+            return None;
+        }
+        let limit = self.options.control.first_move_limit()?;
+        let running = self.clocks.running()?;
+        let player = running.player;
+        (!self.has_moved(player)).then(|| (player, running.since + limit))
+    }
+
+    /// Aborts the game at `now` if the player to move has not made their first move in
+    /// time ([`Session::first_move_deadline`]); returns that player.
+    pub fn check_first_move(&mut self, now: Timestamp) -> Option<Player> {
+        let (player, deadline) = self.first_move_deadline()?;
+        if now < deadline {
+            return None;
+        }
+        self.call_off(player, AbortReason::NoFirstMove, now);
+        Some(player)
+    }
+
+    /// When an untimed game going on is abandoned if nobody moves: [`ABANDONED_AFTER`]
+    /// from the start of the turn.
+    #[must_use]
+    pub fn abandoned_at(&self) -> Option<Timestamp> {
+        if self.options.control.is_timed() || !self.is_ongoing() {
+            return None;
+        }
+        Some(self.clocks.running()?.since + ABANDONED_AFTER)
+    }
+
+    /// Aborts an untimed game in which nobody has moved for [`ABANDONED_AFTER`] at
+    /// `now`; returns whether it did.
+    pub fn check_abandoned(&mut self, now: Timestamp) -> bool {
+        match self.abandoned_at() {
+            Some(at) if now >= at => {
+                self.call_off(self.to_move(), AbortReason::Abandoned, now);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The game was suspended from `from` until `now` (a server down, restarting): the
+    /// running clock gets that time back ([`Clocks::give_back`]), so it is charged to
+    /// nobody; returns how long that was, if anything was given back.
+    pub fn resume(&mut self, from: Timestamp, now: Timestamp) -> Option<Duration> {
+        if !self.is_ongoing() {
+            return None;
+        }
+        let since = self.clocks.running()?.since;
+        let paused = now.saturating_duration_since(from.max(since));
+        if paused.is_zero() {
+            return None;
+        }
+        self.clocks.give_back(from, now);
+        let clocks = self.clocks;
+        self.log(
+            now,
+            EventKind::Resumed {
+                paused_ms: millis(paused),
+                clocks,
+            },
+        );
+        Some(paused)
     }
 
     fn end(&mut self, outcome: Outcome, now: Timestamp) {
@@ -640,6 +772,11 @@ impl Session {
                 None => self.clocks.start(first.player, now),
             }
         }
+        if self.options.clock_start == ClockStart::FirstMove {
+            // A player whose first move was taken back waits for it again.
+            let started = Player::BOTH.map(|p| self.has_moved(p));
+            self.clocks.set_started(started);
+        }
         self.ending = None;
         self.draw_offer = None;
         self.takeback_request = None;
@@ -717,12 +854,44 @@ impl Session {
         if !self.can_abort() {
             return Err(Error::CannotAbort);
         }
+        self.call_off(player, AbortReason::Asked, now);
+        Ok(())
+    }
+
+    fn call_off(&mut self, by: Player, reason: AbortReason, now: Timestamp) {
         self.clocks.stop(now);
-        self.ending = Some(Ending::Aborted { by: player });
+        self.ending = Some(Ending::Aborted { by, reason });
         self.draw_offer = None;
         self.takeback_request = None;
-        self.log(now, EventKind::Aborted { by: player });
-        Ok(())
+        self.log(now, EventKind::Aborted { by, reason });
+    }
+
+    /// `player` claims the game because the opponent has left it (whether they have is
+    /// the front end's to judge: the session knows no connections). Possible once both
+    /// sides have moved; the claimer wins, or draws if they could not have won on the
+    /// board ([`Game::can_win`]). [`EndReason::Abandonment`].
+    pub fn claim_victory(&mut self, player: Player, now: Timestamp) -> Result<Outcome, Error> {
+        let outcome = if self.game.can_win(player) {
+            Outcome::win(player, EndReason::Abandonment)
+        } else {
+            Outcome::draw(EndReason::Abandonment)
+        };
+        self.claim(outcome, now)
+    }
+
+    /// `player` claims a draw because the opponent has left (as [`Session::claim_victory`]).
+    pub fn claim_draw(&mut self, player: Player, now: Timestamp) -> Result<Outcome, Error> {
+        let _ = player;
+        self.claim(Outcome::draw(EndReason::Abandonment), now)
+    }
+
+    fn claim(&mut self, outcome: Outcome, now: Timestamp) -> Result<Outcome, Error> {
+        self.check_ongoing(now)?;
+        if self.can_abort() {
+            return Err(Error::NothingToClaim);
+        }
+        self.end(outcome, now);
+        Ok(outcome)
     }
 
     // ---- Storing ----
@@ -806,25 +975,12 @@ impl Session {
     }
 }
 
-/// The result when `loser`'s time runs out in `game`: in tafl they lose; in Camelot too,
-/// unless the opponent has one piece or fewer and so cannot win (every way to win, W1 to
-/// W3, needs two pieces): then it is a draw. Both are [`EndReason::Timeout`].
+/// The result when `loser`'s time runs out in `game`: they lose, unless the opponent
+/// could not win on the board any more ([`Game::can_win`]: a Camelot side with one
+/// piece): then it is a draw. Both are [`EndReason::Timeout`].
 #[must_use]
 pub fn timeout_outcome(game: &AnyGame, loser: Player) -> Outcome {
-    let winner = loser.other();
-    let can_win = game.kind().is_tafl() || {
-        let mut pieces = 0;
-        for file in 0..game.files() {
-            for rank in 0..game.ranks() {
-                let cell = game.cell(Square::new(file, rank));
-                if cell.piece.is_some_and(|(owner, _)| owner == winner) {
-                    pieces += 1;
-                }
-            }
-        }
-        pieces >= 2
-    };
-    if can_win {
+    if game.can_win(loser.other()) {
         Outcome::loss(loser, EndReason::Timeout)
     } else {
         Outcome::draw(EndReason::Timeout)

@@ -5,8 +5,8 @@ use std::time::Duration;
 use game::{EndReason, Game, GameKind, Outcome, Player};
 use proptest::prelude::*;
 use session::{
-    AnyGame, Error, EventKind, LoadError, Options, Session, SessionData, Status, Takeback,
-    Takebacks, TimeControl, Timestamp,
+    ABANDONED_AFTER, AbortReason, AnyGame, ClockStart, Error, EventKind, LoadError, Options,
+    Session, SessionData, Status, Takeback, Takebacks, TimeControl, Timestamp,
 };
 
 const FIRST: Player = Player::First;
@@ -20,7 +20,17 @@ fn options(control: &str, takebacks: Takebacks) -> Options {
     Options {
         control: control.parse().unwrap(),
         takebacks,
+        clock_start: ClockStart::AtOnce,
     }
+}
+
+/// A server's table: each clock starts with its player's first move.
+fn from_first_move(kind: GameKind, control: &str, takebacks: Takebacks) -> Session {
+    let options = Options {
+        clock_start: ClockStart::FirstMove,
+        ..options(control, takebacks)
+    };
+    Session::new(AnyGame::start(kind), options, at(0))
 }
 
 fn copenhagen(control: &str, takebacks: Takebacks) -> Session {
@@ -390,7 +400,13 @@ fn a_game_can_be_aborted_until_both_sides_have_moved() {
     let mut s = copenhagen("5+0", Takebacks::Immediate);
     s.play(FIRST, "d1-d3", at(1)).unwrap();
     assert_eq!(s.abort(SECOND, at(2)), Ok(()));
-    assert_eq!(s.status(), Status::Aborted { by: SECOND });
+    assert_eq!(
+        s.status(),
+        Status::Aborted {
+            by: SECOND,
+            reason: AbortReason::Asked
+        }
+    );
     assert_eq!(s.outcome(), None);
     assert!(s.legal_moves().is_empty());
     assert_eq!(s.clocks().running(), None);
@@ -502,7 +518,10 @@ fn stored_data_that_does_not_hold_together_is_refused() {
         Err(LoadError::Inconsistent(_))
     ));
     let mut bad: SessionData = data.clone();
-    bad.ending = Some(session::Ending::Aborted { by: FIRST });
+    bad.ending = Some(session::Ending::Aborted {
+        by: FIRST,
+        reason: AbortReason::Asked,
+    });
     bad.draw_offer = Some(SECOND);
     assert!(matches!(
         Session::from_data(bad),
@@ -543,6 +562,174 @@ fn a_game_from_a_record_keeps_its_moves_and_its_ending() {
     assert_eq!(s.clocks().running_player(), Some(SECOND));
 }
 
+#[test]
+fn each_clock_starts_with_its_players_first_move() {
+    let mut s = from_first_move(GameKind::Copenhagen, "1+2", Takebacks::Never);
+    // Looking at the board for 25 s costs nothing (and adds no increment).
+    assert_eq!(s.first_move_deadline(), Some((FIRST, at(30))));
+    assert_eq!(s.check_flag(at(25)), None);
+    s.play(FIRST, "d1-d3", at(25)).unwrap();
+    assert_eq!(s.clocks().both(at(25)), Some([Duration::from_secs(60); 2]));
+    // The second player's first turn is free too, with its own deadline.
+    assert_eq!(s.first_move_deadline(), Some((SECOND, at(55))));
+    assert_eq!(s.clocks().deadline(), None);
+    s.play(SECOND, "e5-e2", at(50)).unwrap();
+    // From now on both clocks count.
+    assert_eq!(s.first_move_deadline(), None);
+    assert_eq!(
+        s.clocks().remaining(FIRST, at(60)),
+        Some(Duration::from_secs(50))
+    );
+    assert_eq!(s.clocks().deadline(), Some(at(110)));
+    s.play(FIRST, "g1-g3", at(60)).unwrap();
+    assert_eq!(
+        s.clocks().remaining(FIRST, at(60)),
+        Some(Duration::from_secs(52))
+    );
+    assert_eq!(
+        s.check_flag(at(120)),
+        Some(Outcome::loss(SECOND, EndReason::Timeout))
+    );
+    // Stored and loaded, the clocks still know who has started.
+    let mut s = from_first_move(GameKind::Fetlar, "1+0", Takebacks::Never);
+    s.play(FIRST, "d1-d3", at(5)).unwrap();
+    let back = round_trip(&s);
+    assert_eq!(back, s);
+    assert_eq!(back.clocks().deadline(), None);
+}
+
+#[test]
+fn a_first_move_not_made_in_time_aborts_the_game() {
+    for (mover_first, who) in [(false, FIRST), (true, SECOND)] {
+        let mut s = from_first_move(GameKind::Camelot, "5+3", Takebacks::Never);
+        let from = if mover_first {
+            let mv = s.legal_moves()[0].text.clone();
+            s.play(FIRST, &mv, at(10)).unwrap();
+            10
+        } else {
+            0
+        };
+        assert_eq!(s.check_first_move(at(from + 29)), None);
+        let revision = s.revision();
+        assert_eq!(s.check_first_move(at(from + 30)), Some(who));
+        assert_eq!(
+            s.status(),
+            Status::Aborted {
+                by: who,
+                reason: AbortReason::NoFirstMove
+            }
+        );
+        assert_eq!(s.outcome(), None, "aborted, not lost");
+        assert_eq!(s.revision(), revision + 1);
+        assert!(matches!(
+            s.events().last().unwrap().kind,
+            EventKind::Aborted { by, reason: AbortReason::NoFirstMove } if by == who
+        ));
+        assert_eq!(s.clocks().running(), None);
+        assert_eq!(round_trip(&s), s);
+    }
+    // Correspondence: the days per move; untimed: no limit; clocks counting at once: none.
+    let s = from_first_move(GameKind::Fetlar, "2d", Takebacks::Never);
+    assert_eq!(s.first_move_deadline(), Some((FIRST, at(2 * 86_400))));
+    let mut s = from_first_move(GameKind::Fetlar, "untimed", Takebacks::Never);
+    assert_eq!(s.first_move_deadline(), None);
+    assert_eq!(s.check_first_move(at(10_000_000)), None);
+    let mut s = copenhagen("1+0", Takebacks::Never);
+    assert_eq!(s.first_move_deadline(), None);
+    assert_eq!(s.check_first_move(at(59)), None);
+}
+
+#[test]
+fn taking_back_a_first_move_makes_that_clock_wait_again() {
+    let mut s = from_first_move(GameKind::Copenhagen, "1+0", Takebacks::Immediate);
+    play_all(&mut s, &["d1-d3", "e5-e2", "g1-g3"], 1);
+    assert!(s.clocks().is_started(SECOND));
+    // The second player's only move goes: their clock waits for a first move again.
+    assert_eq!(s.request_takeback(SECOND, at(10)), Ok(Takeback::Done(2)));
+    assert!(s.clocks().is_started(FIRST));
+    assert!(!s.clocks().is_started(SECOND));
+    assert_eq!(s.first_move_deadline(), Some((SECOND, at(40))));
+    assert_eq!(s.clocks().deadline(), None);
+}
+
+#[test]
+fn untimed_games_left_alone_are_abandoned_and_aborted() {
+    let mut s = from_first_move(GameKind::Copenhagen, "untimed", Takebacks::Never);
+    play_all(&mut s, &["d1-d3", "e5-e2"], 1);
+    let due = at(2) + ABANDONED_AFTER;
+    assert_eq!(s.abandoned_at(), Some(due));
+    assert!(!s.check_abandoned(at(1_000)));
+    assert!(s.is_ongoing());
+    assert!(s.check_abandoned(due));
+    assert_eq!(
+        s.status(),
+        Status::Aborted {
+            by: FIRST,
+            reason: AbortReason::Abandoned
+        }
+    );
+    // Timed games end on time instead.
+    let mut s = copenhagen("3d", Takebacks::Never);
+    assert_eq!(s.abandoned_at(), None);
+    assert!(!s.check_abandoned(at(100) + ABANDONED_AFTER));
+}
+
+#[test]
+fn a_player_who_stayed_claims_victory_or_a_draw() {
+    let mut s = from_first_move(GameKind::Copenhagen, "5+0", Takebacks::Never);
+    s.play(FIRST, "d1-d3", at(1)).unwrap();
+    // Before both have moved the game can be aborted instead.
+    assert_eq!(s.claim_victory(FIRST, at(2)), Err(Error::NothingToClaim));
+    s.play(SECOND, "e5-e2", at(2)).unwrap();
+    let mut drawn = s.clone();
+    let won = Outcome::win(FIRST, EndReason::Abandonment);
+    assert_eq!(s.claim_victory(FIRST, at(40)), Ok(won));
+    assert_eq!(s.outcome(), Some(won));
+    assert_eq!(s.clocks().running(), None);
+    assert!(matches!(
+        s.claim_victory(SECOND, at(41)),
+        Err(Error::GameOver { .. })
+    ));
+    let draw = Outcome::draw(EndReason::Abandonment);
+    assert_eq!(drawn.claim_draw(SECOND, at(40)), Ok(draw));
+    // A claimer who could not win on the board gets a draw (one Camelot man).
+    let fen = format!("{TWO_AGAINST_ONE} b 0 0 0");
+    let game = AnyGame::from_position(GameKind::Camelot, &fen).unwrap();
+    let mut s = Session::new(game, options("5+0", Takebacks::Never), at(0));
+    let mv = s.legal_moves()[0].text.clone();
+    s.play(SECOND, &mv, at(1)).unwrap();
+    let mv = s.legal_moves()[0].text.clone();
+    s.play(FIRST, &mv, at(2)).unwrap();
+    assert_eq!(s.claim_victory(SECOND, at(3)), Ok(draw));
+}
+
+#[test]
+fn downtime_is_given_back_to_the_side_to_move() {
+    let mut s = copenhagen("1+0", Takebacks::Never);
+    s.play(FIRST, "d1-d3", at(10)).unwrap();
+    // Second thinks from 10; the server is last seen alive at 20, back at 500.
+    let revision = s.revision();
+    assert_eq!(s.resume(at(20), at(500)), Some(Duration::from_secs(480)));
+    assert_eq!(s.revision(), revision + 1);
+    assert!(matches!(
+        s.events().last().unwrap().kind,
+        EventKind::Resumed {
+            paused_ms: 480_000,
+            ..
+        }
+    ));
+    assert_eq!(
+        s.clocks().remaining(SECOND, at(500)),
+        Some(Duration::from_secs(50))
+    );
+    assert_eq!(s.check_flag(at(549)), None);
+    assert_eq!(round_trip(&s), s);
+    // Nothing to give back: no time passed since the turn (re)started, or the game is over.
+    assert_eq!(s.resume(at(20), at(490)), None);
+    s.resign(SECOND, at(501)).unwrap();
+    assert_eq!(s.resume(at(501), at(900)), None);
+}
+
 // ---- Property tests: random play, stored and loaded at random points ----
 
 #[derive(Clone, Debug)]
@@ -558,6 +745,9 @@ enum Action {
     Resign(bool),
     Abort(bool),
     Flag,
+    FirstMove,
+    ClaimVictory(bool),
+    Resume(u64),
 }
 
 fn action() -> impl Strategy<Value = Action> {
@@ -573,6 +763,9 @@ fn action() -> impl Strategy<Value = Action> {
         1 => any::<bool>().prop_map(Action::Resign),
         1 => any::<bool>().prop_map(Action::Abort),
         1 => Just(Action::Flag),
+        1 => Just(Action::FirstMove),
+        1 => any::<bool>().prop_map(Action::ClaimVictory),
+        1 => (0u64..20_000).prop_map(Action::Resume),
     ]
 }
 
@@ -604,6 +797,14 @@ fn apply(s: &mut Session, action: &Action, now: &mut Timestamp) -> String {
         Action::Resign(p) => format!("{:?}", s.resign(who(p), *now)),
         Action::Abort(p) => format!("{:?}", s.abort(who(p), *now)),
         Action::Flag => format!("{:?}", s.check_flag(*now)),
+        Action::FirstMove => format!("{:?}", s.check_first_move(*now)),
+        Action::ClaimVictory(p) => format!("{:?}", s.claim_victory(who(p), *now)),
+        Action::Resume(ms) => {
+            // Down from now for `ms` milliseconds.
+            let from = *now;
+            *now = *now + Duration::from_millis(ms);
+            format!("{:?}", s.resume(from, *now))
+        }
     }
 }
 
@@ -619,8 +820,14 @@ fn setup() -> impl Strategy<Value = (GameKind, Options)> {
         Just(Takebacks::ByAgreement),
         Just(Takebacks::Immediate)
     ];
-    (kind, control, takebacks)
-        .prop_map(|(kind, control, takebacks)| (kind, options(control, takebacks)))
+    let clock_start = prop_oneof![Just(ClockStart::AtOnce), Just(ClockStart::FirstMove)];
+    (kind, control, takebacks, clock_start).prop_map(|(kind, control, takebacks, clock_start)| {
+        let options = Options {
+            clock_start,
+            ..options(control, takebacks)
+        };
+        (kind, options)
+    })
 }
 
 proptest! {

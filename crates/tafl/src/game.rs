@@ -354,6 +354,13 @@ impl Game for Tafl {
     fn captures(&self, mv: Move) -> u32 {
         self.position.captures_of(mv, self.rules).count()
     }
+
+    /// The defenders can win while their king stands (he may yet escape); the attackers
+    /// while they have a piece: even a lone attacker wins if the defenders shut
+    /// themselves in (TAFL.md 9a), so only an attacker side with no piece cannot.
+    fn can_win(&self, player: Player) -> bool {
+        player != crate::position::ATTACKERS || !self.position.attackers().is_empty()
+    }
 }
 
 impl game::MoveBound for Tafl {

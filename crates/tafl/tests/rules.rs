@@ -870,3 +870,18 @@ fn tafl_13_king_prefix_and_slash_captures() {
         Err(tafl::MoveError::CaptureMismatch { .. })
     ));
 }
+
+#[test]
+fn can_win_rule_9a_lets_even_a_lone_attacker_win() {
+    for rules in BOTH {
+        // One attacker may still win by shutting the defenders in (9a); the king may
+        // still escape.
+        let g = game(rules, "c3", "c5", "h8", ATTACKERS);
+        assert!(g.can_win(ATTACKERS));
+        assert!(g.can_win(DEFENDERS));
+        // No attacker left: the attackers cannot win.
+        let g = game(rules, "", "c5", "h8", DEFENDERS);
+        assert!(!g.can_win(ATTACKERS));
+        assert!(g.can_win(DEFENDERS));
+    }
+}

@@ -54,6 +54,29 @@ export async function render(main, [id]) {
   /** @type {number | null} the ply shown while browsing earlier positions (null: live) */
   let browsing = null;
   let connected = true;
+  /** @type {Map<Side, number>} when (performance.now()) a claim against each absent player opens */
+  const claimAt = new Map();
+  /** @type {ReturnType<typeof setInterval> | null} ticks the claim countdown */
+  let countdown = null;
+  /** @type {string} why the game was aborted, when this page saw it happen */
+  let abortNote = '';
+
+  /**
+   * Takes the absent players from the server (`state`'s `absent`, or an `absent`
+   * message) and runs the countdown while someone is away.
+   * @param {import('../types.js').Absence[] | undefined} absent
+   */
+  function setAbsent(absent) {
+    claimAt.clear();
+    const now = performance.now();
+    for (const a of absent ?? []) claimAt.set(a.side, now + a.claim_in_ms);
+    if (claimAt.size > 0 && countdown === null) countdown = setInterval(drawStatus, 1000);
+    if (claimAt.size === 0 && countdown !== null) {
+      clearInterval(countdown);
+      countdown = null;
+    }
+  }
+  setAbsent(game.absent);
 
   const boardEl = h('div', { class: 'play__board-inner' });
   const board = new Board(boardEl, {
@@ -138,7 +161,7 @@ export async function render(main, [id]) {
       const words = resultWords(game.kind, game.result);
       items.push(h('div', { class: 'result-banner', role: 'status' }, h('strong', null, words.headline), h('span', null, words.reason)));
     } else if (game.status === 'aborted') {
-      items.push(h('div', { class: 'result-banner', role: 'status' }, h('strong', null, t('play.aborted'))));
+      items.push(h('div', { class: 'result-banner', role: 'status' }, h('strong', null, t('play.aborted')), abortNote ? h('span', null, abortNote) : null));
     } else if (game.status === 'waiting') {
       items.push(h('p', null, game.you ? t('play.waiting_opponent') : t('play.open_seat')));
       if (game.you) items.push(copyLink(location.href, 'game-link'));
@@ -153,6 +176,21 @@ export async function render(main, [id]) {
           h('button', { type: 'button', class: 'btn btn--small', onclick: () => socket.send({ t: 'draw_decline' }) }, t('play.decline')))));
     } else if (game.draw_offer && game.draw_offer === game.you) {
       items.push(h('p', { class: 'muted small' }, t('play.draw_sent')));
+    }
+    if (game.status === 'ongoing') {
+      for (const [side, at] of claimAt) {
+        if (game.you && side !== game.you) {
+          const seconds = Math.ceil((at - performance.now()) / 1000);
+          items.push(seconds > 0
+            ? h('p', { class: 'notice', id: 'claim-countdown', dataset: { seconds: String(seconds) } }, t('play.opponent_left', { seconds }))
+            : h('div', { class: 'notice stack', id: 'claim' }, h('p', null, t('play.opponent_gone')),
+              h('div', { class: 'btn-row' },
+                h('button', { type: 'button', class: 'btn btn--small btn--primary', dataset: { action: 'claim_victory' }, onclick: () => socket.send({ t: 'claim_victory' }) }, t('play.claim_victory')),
+                h('button', { type: 'button', class: 'btn btn--small', dataset: { action: 'claim_draw' }, onclick: () => socket.send({ t: 'claim_draw' }) }, t('play.claim_draw')))));
+        } else if (side !== game.you) {
+          items.push(h('p', { class: 'muted small' }, t('play.player_left', { side: sideName(game.kind, side) })));
+        }
+      }
     }
     if (game.status === 'ongoing' && game.takeback_request && game.you && game.takeback_request !== game.you) {
       items.push(h('div', { class: 'notice stack' }, h('p', null, t('play.takeback_asked')),
@@ -301,6 +339,11 @@ export async function render(main, [id]) {
           break;
         case 'aborted':
           game.status = 'aborted';
+          if (ev.reason === 'no_first_move') abortNote = t('play.aborted_no_first_move', { side: sideName(game.kind, ev.by) });
+          else if (ev.reason === 'abandoned') abortNote = t('play.aborted_abandoned');
+          break;
+        case 'resumed':
+          // The server was down: the clocks (sent with the events) got that time back.
           break;
         default:
           unknown = true;
@@ -334,6 +377,7 @@ export async function render(main, [id]) {
         case 'state': {
           const wasYou = game.you;
           game = msg.game;
+          setAbsent(game.absent);
           // A seat taken (joining by link) turns the board to the player's side.
           if (game.you !== wasYou) board.flip(orientationFor(game.you));
           drawAll();
@@ -345,6 +389,11 @@ export async function render(main, [id]) {
         case 'watchers':
           game.watchers = msg.count;
           watchers.textContent = t('play.watchers', { count: msg.count });
+          break;
+        case 'absent':
+          game.absent = msg.absent;
+          setAbsent(msg.absent);
+          drawStatus();
           break;
         case 'error': {
           const key = SOCKET_ERRORS[/** @type {keyof typeof SOCKET_ERRORS} */ (msg.code)];
@@ -362,6 +411,7 @@ export async function render(main, [id]) {
   drawAll();
   return {
     destroy() {
+      if (countdown !== null) clearInterval(countdown);
       socket.close();
       clocks.stop();
       moveList.destroy();

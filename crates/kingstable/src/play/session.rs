@@ -725,6 +725,7 @@ fn table_options(options: &SessionOptions) -> Options {
     Options {
         control: options.clock,
         takebacks: Takebacks::Immediate,
+        ..Options::default()
     }
 }
 
@@ -761,6 +762,7 @@ pub fn describe_outcome(kind: GameKind, outcome: Outcome, to_move: Player) -> St
         EndReason::FiftyMoves => "fifty moves each without a capture or a castle entry".to_owned(),
         EndReason::Agreement => "the players agreed".to_owned(),
         EndReason::Adjudication => "adjudicated".to_owned(),
+        EndReason::Abandonment => format!("{} left the game", side_phrase(kind, loser)),
     };
     match outcome.winner {
         Some(winner) if kind.is_tafl() => format!("{} win: {how}", kind.side_name(winner)),

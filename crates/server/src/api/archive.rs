@@ -451,6 +451,7 @@ pub fn read_import(kind: GameKind, text: &str, now: i64) -> Result<ImportedGame,
         Options {
             control: TimeControl::Untimed,
             takebacks: Takebacks::Never,
+            ..Options::default()
         },
         Timestamp::from_millis(live::millis(now)),
     );

@@ -561,7 +561,12 @@ async fn serve_game(
     let handle = state.live.handle(&id);
     let mut updates = handle.as_ref().map(live::Handle::subscribe);
     if let Some(handle) = &handle {
-        handle.send(live::Command::Watch(1)).await;
+        handle
+            .send(live::Command::Watch {
+                change: 1,
+                ident: ident.clone(),
+            })
+            .await;
     }
     let mut rev: u64 = 0;
     loop {
@@ -616,6 +621,7 @@ async fn serve_game(
                 let message = match update {
                     Ok(Update::Watchers(count)) => Some(ServerMessage::Watchers { count }),
                     Ok(Update::Rematch(new_id)) => Some(ServerMessage::Rematch { id: new_id }),
+                    Ok(Update::Absent(absent)) => Some(ServerMessage::Absent { absent }),
                     Ok(Update::Changed { .. }) => match &handle {
                         Some(handle) => handle.catch_up(ident.clone(), Some(rev)).await,
                         None => None,
@@ -638,7 +644,12 @@ async fn serve_game(
         }
     }
     if let Some(handle) = &handle {
-        handle.send(live::Command::Watch(-1)).await;
+        handle
+            .send(live::Command::Watch {
+                change: -1,
+                ident: ident.clone(),
+            })
+            .await;
     }
     state.metrics.sockets.dec();
 }

@@ -43,6 +43,11 @@ pub enum ClientMessage {
     TakebackDecline,
     /// Call the game off before both sides have moved.
     Abort,
+    /// Claim the game against an opponent who left (see `absent`): a win, or a draw when
+    /// the claimer could not win on the board.
+    ClaimVictory,
+    /// Claim a draw against an opponent who left.
+    ClaimDraw,
     /// Ask for a rematch once the game is over.
     Rematch,
     /// Keep the connection open.
@@ -167,6 +172,12 @@ pub enum ServerMessage {
         /// Sockets open on this game.
         count: usize,
     },
+    /// A player left the game or came back: who is gone now, and when the opponent may
+    /// claim.
+    Absent {
+        /// The players gone (empty when both are here).
+        absent: Vec<AbsenceView>,
+    },
     /// Both players asked for a rematch (or the AI agreed): the new game.
     Rematch {
         /// The new game's id.
@@ -287,6 +298,19 @@ pub struct GameView {
     pub takeback_request: Option<Player>,
     /// Sockets open on this game.
     pub watchers: usize,
+    /// The players who left (every socket of theirs closed) a live game in which both
+    /// sides have moved: the opponent may claim once the countdown is over.
+    pub absent: Vec<AbsenceView>,
+}
+
+/// A player who has left a live game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AbsenceView {
+    /// Who left.
+    pub side: Player,
+    /// Milliseconds, from when the message was made, until the opponent may claim
+    /// (`claim_victory`, `claim_draw`); 0: now.
+    pub claim_in_ms: u64,
 }
 
 /// A game being played now, for the lobby and `GET /api/games?status=live`.
@@ -344,6 +368,14 @@ mod tests {
             }
         );
         assert_eq!(read(r#"{"t":"resign"}"#).unwrap(), ClientMessage::Resign);
+        assert_eq!(
+            read(r#"{"t":"claim_victory"}"#).unwrap(),
+            ClientMessage::ClaimVictory
+        );
+        assert_eq!(
+            read(r#"{"t":"claim_draw"}"#).unwrap(),
+            ClientMessage::ClaimDraw
+        );
         assert_eq!(
             read(r#"{"t":"draw_offer"}"#).unwrap(),
             ClientMessage::DrawOffer

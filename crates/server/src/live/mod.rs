@@ -2,9 +2,11 @@
 //! reaches the owner as a command; the owner checks it through the session, stores the
 //! change, and only then answers and broadcasts it. A restarted server loads every game
 //! still going from the database and carries on with the clocks as stored (time left and
-//! when the turn began), so a restart neither gives nor takes time.
+//! when the turn began), giving the running clock back the time the server was down
+//! (from its last heartbeat: [`lifecycle`]), so the downtime is charged to nobody.
 
 mod ai;
+pub mod lifecycle;
 pub mod messages;
 mod owner;
 
@@ -13,13 +15,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use game::{GameKind, Player};
 use games::{AnyGame, BoardView};
-use session::{Options, Session, Takebacks, TimeControl, Timestamp};
+use session::{ClockStart, Options, Session, Takebacks, TimeControl, Timestamp};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use ai::{AiKey, AiPool, AiStats, Asker, GameSlot, MoveWait, QuotaError, Ticket, Work};
+pub use lifecycle::{ExpiryReport, expire_stale};
 pub use messages::{
-    ClientMessage, ClocksView, GameView, LiveGame, LobbyMessage, PlayedView, PlayerInfo, Refusal,
-    ServerMessage, SocketError,
+    AbsenceView, ClientMessage, ClocksView, GameView, LiveGame, LobbyMessage, PlayedView,
+    PlayerInfo, Refusal, ServerMessage, SocketError,
 };
 
 use crate::state::AppState;
@@ -76,6 +79,8 @@ pub enum Update {
     Watchers(usize),
     /// The rematch was agreed: the new game.
     Rematch(String),
+    /// A player left or came back: who is gone now.
+    Absent(Vec<AbsenceView>),
 }
 
 /// A command to a game's owner.
@@ -104,8 +109,11 @@ pub(crate) enum Command {
         seat: Seat,
         reply: oneshot::Sender<Result<Player, Refusal>>,
     },
-    /// A socket opened (+1) or closed (-1).
-    Watch(isize),
+    /// A socket of `ident` opened (+1) or closed (-1).
+    Watch { change: isize, ident: Ident },
+    /// The maintenance job found the game unjoined or abandoned: end it if it still is
+    /// at `now`.
+    Expire { now: Timestamp },
     /// The AI's move for revision `rev`.
     AiMove { rev: u64, text: String },
 }
@@ -212,6 +220,9 @@ fn options_for(record: &GameRecord, control: TimeControl) -> Options {
         } else {
             Takebacks::Never
         },
+        // Each side's clock starts with its own first move (docs/API.md, "How games
+        // start and end").
+        clock_start: ClockStart::FirstMove,
     }
 }
 
@@ -292,9 +303,10 @@ pub async fn start_stored(state: &AppState, record: GameRecord) -> Result<(), Se
 /// On a database failure. A game that cannot be read back is logged and left alone.
 pub async fn resume_all(state: &AppState) -> Result<usize, StoreError> {
     let games = state.store.live_games().await?;
+    let down_since = lifecycle::down_since(state).await;
     let mut resumed = 0;
     for (record, stored) in games {
-        let session = match (&record.status, stored) {
+        let mut session = match (&record.status, stored) {
             (GameStatus::Waiting, _) => None,
             (_, Some(text)) => match serde_json::from_str::<session::SessionData>(&text)
                 .map_err(|e| e.to_string())
@@ -314,6 +326,9 @@ pub async fn resume_all(state: &AppState) -> Result<usize, StoreError> {
                 }
             },
         };
+        if let (Some(session), Some(from)) = (&mut session, down_since) {
+            lifecycle::give_back_downtime(state, &record.id, session, from).await;
+        }
         spawn_owner(state, record, session).await;
         resumed += 1;
     }

@@ -8,6 +8,7 @@ use games::BoardView;
 use session::{Session, Status, Timestamp};
 use tokio::sync::{broadcast, mpsc};
 
+use super::lifecycle::{self, Presence, Retry};
 use super::messages::{
     ClientMessage, ClocksView, GameView, LiveGame, PlayedView, PlayerInfo, Refusal, ServerMessage,
     SocketError,
@@ -132,6 +133,7 @@ pub(crate) fn view_of(
         draw_offer: session.and_then(Session::draw_offer),
         takeback_request: session.and_then(Session::takeback_request),
         watchers,
+        absent: Vec::new(),
     }
 }
 
@@ -166,6 +168,12 @@ pub(crate) struct Owner {
     ai_pending: Option<u64>,
     rematch: [bool; 2],
     rematch_id: Option<String>,
+    /// Which players have a socket open (for claims against one who left).
+    presence: Presence,
+    /// The backed-off retry of a timer's write (flag fall, first-move abort) that failed.
+    timer_retry: Retry,
+    /// No timer fires before this (set after a failed write).
+    timer_retry_at: Option<tokio::time::Instant>,
 }
 
 impl Owner {
@@ -190,6 +198,9 @@ impl Owner {
             ai_pending: None,
             rematch: [false; 2],
             rematch_id: None,
+            presence: Presence::new(Timestamp::now()),
+            timer_retry: Retry::default(),
+            timer_retry_at: None,
         }
     }
 
@@ -200,10 +211,26 @@ impl Owner {
     /// When the running clock falls, as a tokio instant.
     fn flag_deadline(&self) -> Option<tokio::time::Instant> {
         let session = self.session.as_ref().filter(|s| s.is_ongoing())?;
-        let deadline = session.clocks().deadline()?.as_millis();
+        self.timer_at(session.clocks().deadline()?)
+    }
+
+    /// When the game is aborted because the player to move has not made their first
+    /// move: never for the AI (its first move may wait for a busy pool).
+    fn first_move_deadline(&self) -> Option<tokio::time::Instant> {
+        let session = self.session.as_ref()?;
+        let (player, deadline) = session.first_move_deadline()?;
+        if self.record.seat(player).ai_level.is_some() {
+            return None;
+        }
+        self.timer_at(deadline)
+    }
+
+    /// `deadline` as a tokio instant, not before a failed write's retry is due.
+    fn timer_at(&self, deadline: Timestamp) -> Option<tokio::time::Instant> {
         let now = millis(now_ms());
-        let left = Duration::from_millis(deadline.saturating_sub(now) + 1);
-        Some(tokio::time::Instant::now() + left)
+        let left = Duration::from_millis(deadline.as_millis().saturating_sub(now) + 1);
+        let at = tokio::time::Instant::now() + left;
+        Some(self.timer_retry_at.map_or(at, |retry| at.max(retry)))
     }
 
     /// The owner's loop, boxed as a `Send` future: a rematch starts a new owner from
@@ -235,6 +262,7 @@ impl Owner {
                 self.state.ai.game_over(&id);
             }
             let deadline = self.flag_deadline();
+            let first_move = self.first_move_deadline();
             let lingering = self.is_over() && self.watchers == 0;
             tokio::select! {
                 () = self.state.shutdown.cancelled() => break,
@@ -243,6 +271,7 @@ impl Owner {
                     None => break,
                 },
                 () = sleep_until(deadline), if deadline.is_some() => self.flag().await,
+                () = sleep_until(first_move), if first_move.is_some() => self.first_move_timeout().await,
                 () = tokio::time::sleep(LINGER), if lingering => break,
             }
         }
@@ -280,11 +309,15 @@ impl Owner {
             Command::Join { ident, seat, reply } => {
                 let _ = reply.send(self.join(&ident, seat).await);
             }
-            Command::Watch(change) => {
+            Command::Watch { change, ident } => {
                 self.watchers = self.watchers.saturating_add_signed(change);
                 let _ = self.updates.send(Update::Watchers(self.watchers));
                 self.refresh_summary();
+                if let Some(side) = ident.side_in(&self.record) {
+                    self.presence_changed(side, change);
+                }
             }
+            Command::Expire { now } => self.expire(now).await,
             Command::AiMove { rev, text } => {
                 self.ai_pending = None;
                 let Some(session) = &self.session else { return };
@@ -305,14 +338,76 @@ impl Owner {
     }
 
     fn view(&self, you: Option<Player>) -> GameView {
-        view_of(
+        let now = Timestamp::now();
+        let mut view = view_of(
             &self.record,
             self.session.as_ref(),
             &self.ratings,
             you,
             self.watchers,
-            Timestamp::now(),
-        )
+            now,
+        );
+        view.absent = self.absent(now);
+        view
+    }
+
+    /// The players gone from this game, as clients see it at `now`.
+    fn absent(&self, now: Timestamp) -> Vec<super::AbsenceView> {
+        lifecycle::absent(&self.presence, &self.record, self.session.as_ref(), now)
+    }
+
+    /// A socket of `side` opened or closed: when they arrived or left, everyone is told
+    /// (the opponent's countdown to a claim starts or stops).
+    fn presence_changed(&mut self, side: Player, change: isize) {
+        if self.presence.change(side, change, Timestamp::now()) {
+            let absent = self.absent(Timestamp::now());
+            let _ = self.updates.send(Update::Absent(absent));
+        }
+    }
+
+    /// `player` claims the game (a win, or `draw`) against an opponent who left: only
+    /// once the opponent has been gone for the claim's wait.
+    fn claim(
+        &self,
+        player: Player,
+        draw: bool,
+        next: &mut Session,
+        now: Timestamp,
+    ) -> Result<(), Refusal> {
+        let gone = player.other();
+        match lifecycle::claim_at(&self.presence, &self.record, next, gone) {
+            Some(at) if now < at => {
+                let secs = at.saturating_duration_since(now).as_secs_f64().ceil();
+                return Err(Refusal::new(
+                    SocketError::NotAllowed,
+                    format!("your opponent may still come back: you can claim in {secs} s"),
+                ));
+            }
+            Some(_) => {}
+            // The session's own refusals first (over, or nobody has moved twice yet).
+            None if !next.is_ongoing() => {
+                return Err(Refusal::new(SocketError::GameOver, "the game is over"));
+            }
+            None if next.can_abort() => return Err(session::Error::NothingToClaim.into()),
+            None if lifecycle::claim_wait(next.options().control).is_none() => {
+                return Err(Refusal::new(
+                    SocketError::NotAllowed,
+                    "claims are for live games only",
+                ));
+            }
+            None => {
+                return Err(Refusal::new(
+                    SocketError::NotAllowed,
+                    "your opponent is here: nothing to claim",
+                ));
+            }
+        }
+        let claimed = if draw {
+            next.claim_draw(player, now)
+        } else {
+            next.claim_victory(player, now)
+        };
+        claimed.map(drop).map_err(Refusal::from)
     }
 
     /// Events since `rev` if the session still has them, else the whole state.
@@ -389,6 +484,8 @@ impl Owner {
                 next.decline_takeback(player, now).map_err(Refusal::from)
             }
             ClientMessage::Abort => next.abort(player, now).map_err(Refusal::from),
+            ClientMessage::ClaimVictory => self.claim(player, false, &mut next, now),
+            ClientMessage::ClaimDraw => self.claim(player, true, &mut next, now),
             ClientMessage::Hello { .. } | ClientMessage::Ping | ClientMessage::Rematch => {
                 Err(Refusal::new(SocketError::BadMessage, "not an action"))
             }
@@ -496,10 +593,59 @@ impl Owner {
         let Some(session) = &self.session else { return };
         let before = session.revision();
         let mut next = session.clone();
-        if next.check_flag(Timestamp::now()).is_some()
+        if next.check_flag(Timestamp::now()).is_some() {
+            let stored = self.commit(next, before).await;
+            self.timer_written(stored, "storing a flag fall");
+        }
+    }
+
+    /// The player to move did not make their first move in time: the game is aborted.
+    async fn first_move_timeout(&mut self) {
+        let Some(session) = &self.session else { return };
+        let before = session.revision();
+        let mut next = session.clone();
+        if next.check_first_move(Timestamp::now()).is_some() {
+            let stored = self.commit(next, before).await;
+            self.timer_written(stored, "storing a first-move abort");
+        }
+    }
+
+    /// After a timer's write: a failure is tried again after a growing wait (the
+    /// deadline has passed, so without it the loop would try again at once, forever).
+    fn timer_written(&mut self, stored: Result<(), StoreError>, what: &str) {
+        match stored {
+            Ok(()) => {
+                self.timer_retry.succeeded();
+                self.timer_retry_at = None;
+            }
+            Err(error) => {
+                let wait = self.timer_retry.failed();
+                tracing::error!(game = %self.record.id, %error, retry_in_ms = wait.as_millis(), "{what}");
+                self.timer_retry_at = Some(tokio::time::Instant::now() + wait);
+            }
+        }
+    }
+
+    /// The maintenance job says this game may have expired: a game still waiting for its
+    /// second player a day after it was made, or an untimed game left for two weeks, is
+    /// aborted (checked here again at `now`: a player may have joined or moved since).
+    async fn expire(&mut self, now: Timestamp) {
+        if self.record.status == GameStatus::Waiting {
+            let made = Timestamp::from_millis(millis(self.record.created_at));
+            if now >= made + lifecycle::UNJOINED_EXPIRE_AFTER
+                && let Err(refusal) = self.abort_waiting().await
+            {
+                tracing::error!(game = %self.record.id, message = %refusal.message, "expiring an unjoined game");
+            }
+            return;
+        }
+        let Some(session) = &self.session else { return };
+        let before = session.revision();
+        let mut next = session.clone();
+        if next.check_abandoned(now)
             && let Err(error) = self.commit(next, before).await
         {
-            tracing::error!(game = %self.record.id, %error, "storing a flag fall");
+            tracing::error!(game = %self.record.id, %error, "expiring an abandoned game");
         }
     }
 

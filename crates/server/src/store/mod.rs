@@ -12,6 +12,7 @@
 mod archive;
 mod challenges;
 mod games;
+mod lifecycle;
 mod players;
 mod ratings;
 mod users;
@@ -46,6 +47,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         2,
         "archive",
         include_str!("../../migrations/0002_archive.sql"),
+    ),
+    (
+        3,
+        "lifecycle",
+        include_str!("../../migrations/0003_lifecycle.sql"),
     ),
 ];
 
