@@ -27,7 +27,8 @@ use sqlx::{AnyPool, Row};
 pub use archive::{ArchiveFilter, ArchivePage, ArchivedGame, ImportedGame};
 pub use challenges::{Challenge, ChallengeSide, ChallengeStatus, NewChallenge};
 pub use games::{
-    Finished, GameRecord, GameStatus, NewGame, PlayerRef, Seat, SeatRecord, StoredMove, result_str,
+    Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
+    StoredMove, StoredSession, result_str, snapshot_due,
 };
 pub use players::{OpponentRecord, Profile};
 pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};
@@ -46,6 +47,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         2,
         "archive",
         include_str!("../../migrations/0002_archive.sql"),
+    ),
+    (
+        3,
+        "move log",
+        include_str!("../../migrations/0003_move_log.sql"),
     ),
 ];
 
