@@ -40,6 +40,8 @@ pub struct Shared {
     pub live: Live,
     /// The AI's searches, one per core at most.
     pub ai: AiPool,
+    /// Ended sign-ins, for the sockets opened under them.
+    pub revocations: crate::auth::Revocations,
 }
 
 impl AppState {
@@ -57,6 +59,7 @@ impl AppState {
             hashing: Semaphore::new(workers.max(2)),
             live: Live::default(),
             ai: AiPool::new(workers),
+            revocations: crate::auth::Revocations::default(),
         }))
     }
 }

@@ -194,16 +194,18 @@ enum Reply {
 /// `GET /ws/analysis`: the engine on a position, one analysis at a time per socket.
 pub async fn socket(
     State(state): State<AppState>,
+    viewer: crate::auth::Viewer,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    check_same_origin(&headers, state.config.public_origin.as_deref())?;
+    check_same_origin(&headers, &state.config)?;
+    let watch = state.revocations.watch(&state, &viewer);
     Ok(upgrade
         .max_message_size(SOCKET_MESSAGE_LIMIT * 4)
-        .on_upgrade(move |socket| serve(state, socket)))
+        .on_upgrade(move |socket| serve(state, watch, socket)))
 }
 
-async fn serve(state: AppState, mut socket: WebSocket) {
+async fn serve(state: AppState, mut watch: crate::auth::SessionWatch, mut socket: WebSocket) {
     state.metrics.sockets.inc();
     let limiter = state.limiters.socket_limiter();
     let (sender, mut replies) = mpsc::channel::<Reply>(64);
@@ -211,6 +213,8 @@ async fn serve(state: AppState, mut socket: WebSocket) {
     loop {
         tokio::select! {
             () = state.shutdown.cancelled() => break,
+            // Signed out everywhere, or the password changed: the socket closes.
+            () = watch.ended() => break,
             reply = replies.recv() => {
                 let Some(reply) = reply else { break };
                 if matches!(reply, Reply::Done { .. } | Reply::ReviewDone) {
