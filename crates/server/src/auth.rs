@@ -311,6 +311,125 @@ impl FromRequestParts<AppState> for Viewer {
     }
 }
 
+/// How many revocations may wait for a slow socket before it re-checks its sign-in.
+const REVOCATIONS: usize = 256;
+
+/// Ended sign-ins, told to open sockets: sign-out everywhere and a password change name
+/// the account; each socket of that account then checks its own sign-in (one query) and
+/// closes when it has ended. One channel for the server, so nothing is kept per user.
+#[derive(Debug)]
+pub struct Revocations {
+    sender: tokio::sync::broadcast::Sender<std::sync::Arc<str>>,
+}
+
+impl Default for Revocations {
+    fn default() -> Revocations {
+        Revocations {
+            sender: tokio::sync::broadcast::channel(REVOCATIONS).0,
+        }
+    }
+}
+
+impl Revocations {
+    /// Tells the sockets of `user_id` that some of their sign-ins have ended.
+    pub fn revoke(&self, user_id: &str) {
+        let _ = self.sender.send(std::sync::Arc::from(user_id));
+    }
+
+    /// What a socket opened by `viewer` watches for its sign-in's end.
+    #[must_use]
+    pub fn watch(&self, state: &AppState, viewer: &Viewer) -> SessionWatch {
+        let signed_in = match viewer {
+            Viewer::User {
+                user, session_hash, ..
+            } => Some((
+                user.id.clone(),
+                session_hash.clone(),
+                self.sender.subscribe(),
+            )),
+            _ => None,
+        };
+        SessionWatch {
+            store: state.store.clone(),
+            signed_in,
+            recheck: false,
+        }
+    }
+}
+
+/// A socket's view of its sign-in: ends when the sign-in is ended elsewhere. Guests and
+/// anonymous visitors have none to end.
+#[derive(Debug)]
+pub struct SessionWatch {
+    store: crate::store::Store,
+    /// The user, the sign-in's token hash, and the revocations.
+    signed_in: Option<(
+        String,
+        String,
+        tokio::sync::broadcast::Receiver<std::sync::Arc<str>>,
+    )>,
+    /// A revocation of this account arrived and the sign-in is not checked yet (kept
+    /// across a cancelled [`SessionWatch::ended`], so none is lost in a `select!`).
+    recheck: bool,
+}
+
+impl SessionWatch {
+    /// Completes when this socket's sign-in has ended; never for guests. Cancel-safe.
+    pub async fn ended(&mut self) {
+        loop {
+            if self.recheck {
+                if !self.holds().await {
+                    return;
+                }
+                self.recheck = false;
+            }
+            let Some((user, _, revocations)) = &mut self.signed_in else {
+                return std::future::pending().await;
+            };
+            match revocations.recv().await {
+                Ok(id) => self.recheck = *id == **user,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => self.recheck = true,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                    return std::future::pending().await;
+                }
+            }
+        }
+    }
+
+    /// Whether the sign-in still holds, for an action about to be taken: asks the
+    /// database only when a revocation of this account has arrived since the last check.
+    pub async fn still_valid(&mut self) -> bool {
+        if let Some((user, _, revocations)) = &mut self.signed_in {
+            loop {
+                match revocations.try_recv() {
+                    Ok(id) if *id == **user => self.recheck = true,
+                    Ok(_) => {}
+                    Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {
+                        self.recheck = true;
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+        if self.recheck {
+            if !self.holds().await {
+                return false;
+            }
+            self.recheck = false;
+        }
+        true
+    }
+
+    /// Whether the sign-in is still stored and unexpired (a database failure is not
+    /// taken for a sign-out).
+    async fn holds(&self) -> bool {
+        let Some((_, hash, _)) = &self.signed_in else {
+            return true;
+        };
+        !matches!(self.store.session_user(hash, now_ms()).await, Ok(None))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,8 +20,9 @@ pub struct Config {
     /// over HTTPS, as it must be anywhere but on one's own machine.
     pub secure_cookies: bool,
     /// The origin players open (`https://tafl.example.org`) when it is not the address
-    /// the server listens on, e.g. behind a reverse proxy. State-changing requests from
-    /// this origin are accepted besides those from the request's own `Host`.
+    /// the server listens on, e.g. behind a reverse proxy. State-changing requests and
+    /// sockets are accepted from this origin and from the listen address (see
+    /// [`crate::security::own_authorities`]), never on the word of the `Host` header.
     pub public_origin: Option<String>,
     /// Take the client's address from the last `X-Forwarded-For` entry (set only behind
     /// a reverse proxy that writes it), for rate limits and logs.
@@ -134,10 +135,11 @@ impl RateLimit {
 /// The rate limits of the endpoints that invite abuse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateLimits {
-    /// Sign-in attempts per client address.
+    /// Sign-in attempts per client address, right or wrong (bounds the password hashing
+    /// one address causes).
     pub sign_in: RateLimit,
-    /// Sign-in attempts per account name (guessing one account's password from many
-    /// addresses).
+    /// Wrong passwords for one account from one client address. Only wrong guesses
+    /// count, so the owner signing in from another address is never refused.
     pub sign_in_account: RateLimit,
     /// Accounts created per client address.
     pub sign_up: RateLimit,

@@ -73,6 +73,9 @@ impl Server {
                 source,
             })?;
         let local_addr = listener.local_addr()?;
+        // The address bound (the port chosen for 0): the Origin check accepts it.
+        let mut config = config;
+        config.addr = local_addr;
         Ok(Server {
             listener,
             state: AppState::new(config, store),

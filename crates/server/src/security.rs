@@ -34,10 +34,13 @@ pub fn quota(limit: RateLimit) -> Quota {
 /// The keyed limiters of the endpoints that invite abuse.
 #[derive(Debug)]
 pub struct Limiters {
-    /// Sign-in attempts per client address (change-password attempts count here too).
+    /// Sign-in attempts per client address, right or wrong (change-password attempts
+    /// count here too): bounds the password hashing one address can cause.
     pub sign_in: DefaultKeyedRateLimiter<IpAddr>,
-    /// Sign-in attempts per account name (lowercase).
-    pub sign_in_account: DefaultKeyedRateLimiter<String>,
+    /// Wrong passwords per account (lowercase name) from one client address. Only wrong
+    /// guesses spend it, and only from that address: the owner signing in from another
+    /// address is never refused, however many guesses others made.
+    pub wrong_passwords: GuessBudget<(String, IpAddr)>,
     /// Sign-ups per client address.
     pub sign_up: DefaultKeyedRateLimiter<IpAddr>,
     /// New guests per client address.
@@ -55,7 +58,7 @@ impl Limiters {
     pub fn new(limits: &RateLimits) -> Limiters {
         Limiters {
             sign_in: RateLimiter::keyed(quota(limits.sign_in)),
-            sign_in_account: RateLimiter::keyed(quota(limits.sign_in_account)),
+            wrong_passwords: GuessBudget::new(limits.sign_in_account),
             sign_up: RateLimiter::keyed(quota(limits.sign_up)),
             guest: RateLimiter::keyed(quota(limits.guest)),
             challenge: RateLimiter::keyed(quota(limits.challenge)),
@@ -73,11 +76,113 @@ impl Limiters {
     /// Forgets keys whose buckets are full again, so memory stays bounded.
     pub fn forget_idle(&self) {
         self.sign_in.retain_recent();
-        self.sign_in_account.retain_recent();
+        self.wrong_passwords.retain_recent();
         self.sign_up.retain_recent();
         self.guest.retain_recent();
         self.challenge.retain_recent();
         self.import.retain_recent();
+    }
+}
+
+/// Most keys a [`GuessBudget`] remembers; past that, new keys are refused until old ones
+/// are forgotten (memory stays bounded whatever a client sends).
+const GUESS_KEYS: usize = 200_000;
+
+/// A budget of failures per key (wrong passwords per account and address): `burst` at
+/// once, then one more each `period`. Unlike a rate limit, asking does not spend it:
+/// [`GuessBudget::check`] only looks, and [`GuessBudget::spend`] is called on a failure.
+#[derive(Debug)]
+pub struct GuessBudget<K> {
+    limit: RateLimit,
+    spent: std::sync::Mutex<std::collections::HashMap<K, Spent>>,
+}
+
+/// Failures counted as of `since`.
+#[derive(Clone, Copy, Debug)]
+struct Spent {
+    count: u32,
+    since: std::time::Instant,
+}
+
+impl Spent {
+    /// The count as of `now`, one failure forgiven each `period`.
+    fn at(self, now: std::time::Instant, period: std::time::Duration) -> Spent {
+        let period = period.max(std::time::Duration::from_millis(1));
+        let elapsed = now.saturating_duration_since(self.since);
+        let forgiven = u32::try_from(elapsed.as_nanos() / period.as_nanos()).unwrap_or(u32::MAX);
+        if forgiven >= self.count {
+            Spent {
+                count: 0,
+                since: now,
+            }
+        } else {
+            Spent {
+                count: self.count - forgiven,
+                since: self.since + period * forgiven,
+            }
+        }
+    }
+}
+
+impl<K: Clone + Eq + Hash> GuessBudget<K> {
+    /// A budget of `limit.burst` failures, one more each `limit.period`.
+    #[must_use]
+    pub fn new(limit: RateLimit) -> GuessBudget<K> {
+        GuessBudget {
+            limit,
+            spent: std::sync::Mutex::new(std::collections::HashMap::new()),
+        }
+    }
+
+    fn spent(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<K, Spent>> {
+        self.spent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether `key` may try again (spends nothing).
+    ///
+    /// # Errors
+    /// `rate_limited`, with the time until the next failure is forgiven, when the
+    /// budget is spent (or, with [`GUESS_KEYS`] keys remembered, for a new key).
+    pub fn check(&self, key: &K) -> Result<(), ApiError> {
+        let now = std::time::Instant::now();
+        let spent = self.spent();
+        match spent.get(key).map(|s| s.at(now, self.limit.period)) {
+            Some(s) if s.count >= self.limit.burst.max(1) => Err(ApiError::rate_limited(
+                (s.since + self.limit.period).saturating_duration_since(now),
+            )),
+            None if spent.len() >= GUESS_KEYS => Err(ApiError::rate_limited(self.limit.period)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts a failure of `key`.
+    pub fn spend(&self, key: K) {
+        let now = std::time::Instant::now();
+        let mut spent = self.spent();
+        if spent.len() >= GUESS_KEYS && !spent.contains_key(&key) {
+            return;
+        }
+        let entry = spent.entry(key).or_insert(Spent {
+            count: 0,
+            since: now,
+        });
+        let mut current = entry.at(now, self.limit.period);
+        current.count = current.count.saturating_add(1);
+        *entry = current;
+    }
+
+    /// Forgets `key`'s failures (after a success).
+    pub fn forget(&self, key: &K) {
+        self.spent().remove(key);
+    }
+
+    /// Forgets keys whose failures are all forgiven.
+    pub fn retain_recent(&self) {
+        let now = std::time::Instant::now();
+        let period = self.limit.period;
+        self.spent().retain(|_, s| s.at(now, period).count > 0);
     }
 }
 
@@ -158,17 +263,52 @@ fn origin_authority(origin: &str) -> Option<String> {
     (!authority.is_empty()).then(|| authority.to_ascii_lowercase())
 }
 
+/// The `host:port` authorities this server's own pages are served from: the configured
+/// public origin, and the address it listens on (`config.addr`, the bound address once
+/// the server has bound it) — with `localhost`, `127.0.0.1` and `[::1]` when it listens
+/// on a loopback or on every interface, and without the port when that is 80. Never the
+/// request's own `Host` header, which whoever sends the request chooses.
+#[must_use]
+pub fn own_authorities(config: &crate::config::Config) -> Vec<String> {
+    let mut own: Vec<String> = config
+        .public_origin
+        .as_deref()
+        .and_then(origin_authority)
+        .into_iter()
+        .collect();
+    let addr = config.addr;
+    let port = addr.port();
+    let mut hosts = vec![match addr.ip() {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    }];
+    if addr.ip().is_loopback() || addr.ip().is_unspecified() {
+        hosts.extend(["localhost", "127.0.0.1", "[::1]"].map(str::to_owned));
+    }
+    for host in hosts {
+        if port == 80 {
+            own.push(host.clone());
+        }
+        own.push(format!("{host}:{port}"));
+    }
+    own
+}
+
 /// Whether a request comes from this site's own pages (or carries no credentials a
 /// forged request could ride on). Checks, in order: `Sec-Fetch-Site: cross-site` is
-/// refused; the `Origin` header (or, without one, the origin of `Referer`) must be the
-/// request's own `Host` or the configured public origin; a request with neither header
+/// refused; the `Origin` header (or, without one, the origin of `Referer`) must be one of
+/// [`own_authorities`] (the configured public origin or the listen address; never the
+/// request's own `Host`, which a forged request may set); a request with neither header
 /// is accepted only without cookies — non-browser clients send no cookies unless they
 /// sign in, and then they must send `Origin`. Also used for WebSocket upgrades, which
 /// are GET requests that a browser lets any site open.
 ///
 /// # Errors
 /// `cross_origin` when the request may come from another site.
-pub fn check_same_origin(headers: &HeaderMap, public_origin: Option<&str>) -> Result<(), ApiError> {
+pub fn check_same_origin(
+    headers: &HeaderMap,
+    config: &crate::config::Config,
+) -> Result<(), ApiError> {
     let refuse = |why: &str| {
         Err(ApiError::new(
             ErrorCode::CrossOrigin,
@@ -195,13 +335,7 @@ pub fn check_same_origin(headers: &HeaderMap, public_origin: Option<&str>) -> Re
     let Some(authority) = origin_authority(origin) else {
         return refuse("the Origin header is not an http(s) origin");
     };
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_ascii_lowercase);
-    let public = public_origin.and_then(origin_authority);
-    if host.as_deref() == Some(authority.as_str()) || public.as_deref() == Some(authority.as_str())
-    {
+    if own_authorities(config).contains(&authority) {
         Ok(())
     } else {
         refuse("the request comes from another origin")
@@ -212,8 +346,7 @@ pub fn check_same_origin(headers: &HeaderMap, public_origin: Option<&str>) -> Re
 /// [`check_same_origin`]).
 pub async fn csrf_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if !is_safe(request.method())
-        && let Err(error) =
-            check_same_origin(request.headers(), state.config.public_origin.as_deref())
+        && let Err(error) = check_same_origin(request.headers(), &state.config)
     {
         tracing::warn!(method = %request.method(), path = request.uri().path(), "cross-origin request refused");
         return error.into_response();
@@ -255,22 +388,58 @@ mod tests {
         map
     }
 
+    fn config(addr: &str, public: Option<&str>) -> crate::config::Config {
+        crate::config::Config {
+            addr: addr.parse().unwrap(),
+            public_origin: public.map(str::to_owned),
+            ..crate::config::Config::default()
+        }
+    }
+
     #[test]
     fn same_origin_is_accepted() {
+        let local = config("127.0.0.1:8080", None);
         let h = headers(&[
             ("host", "127.0.0.1:8080"),
             ("origin", "http://127.0.0.1:8080"),
         ]);
-        assert!(check_same_origin(&h, None).is_ok());
+        assert!(check_same_origin(&h, &local).is_ok());
+        let h = headers(&[("origin", "http://localhost:8080")]);
+        assert!(check_same_origin(&h, &local).is_ok());
+        let public = config("127.0.0.1:8080", Some("https://Tafl.Example.org"));
         let h = headers(&[
             ("host", "Tafl.Example.org"),
             ("referer", "https://tafl.example.org/game/x"),
         ]);
-        assert!(check_same_origin(&h, None).is_ok());
+        assert!(check_same_origin(&h, &public).is_ok());
+        let lan = config("192.168.1.5:80", None);
+        let h = headers(&[("origin", "http://192.168.1.5")]);
+        assert!(check_same_origin(&h, &lan).is_ok());
+    }
+
+    #[test]
+    fn the_host_header_is_not_trusted() {
+        // A forged request names its own host in both headers: still another origin.
+        let local = config("127.0.0.1:8080", None);
+        for host in ["evil.example", "tafl.example.org"] {
+            let mut h = HeaderMap::new();
+            h.insert("host", HeaderValue::from_str(host).unwrap());
+            h.insert(
+                "origin",
+                HeaderValue::from_str(&format!("http://{host}")).unwrap(),
+            );
+            let error = check_same_origin(&h, &local).unwrap_err();
+            assert_eq!(error.code, ErrorCode::CrossOrigin, "{host}");
+        }
+        // A LAN address is not a loopback: `localhost` is not its own.
+        let lan = config("192.168.1.5:8080", None);
+        let h = headers(&[("origin", "http://localhost:8080")]);
+        assert!(check_same_origin(&h, &lan).is_err());
     }
 
     #[test]
     fn other_origins_are_refused() {
+        let local = config("127.0.0.1:8080", None);
         for pairs in [
             &[
                 ("host", "127.0.0.1:8080"),
@@ -283,12 +452,12 @@ mod tests {
             ],
             &[("host", "127.0.0.1:8080"), ("cookie", "a=b")],
             &[
-                ("host", "x"),
-                ("origin", "http://x"),
+                ("host", "127.0.0.1:8080"),
+                ("origin", "http://127.0.0.1:8080"),
                 ("sec-fetch-site", "cross-site"),
             ],
         ] {
-            let error = check_same_origin(&headers(pairs), None).unwrap_err();
+            let error = check_same_origin(&headers(pairs), &local).unwrap_err();
             assert_eq!(error.code, ErrorCode::CrossOrigin, "{pairs:?}");
         }
     }
@@ -299,13 +468,50 @@ mod tests {
             ("host", "127.0.0.1:8080"),
             ("origin", "https://tafl.example.org"),
         ]);
-        assert!(check_same_origin(&h, Some("https://tafl.example.org")).is_ok());
-        assert!(check_same_origin(&h, None).is_err());
+        let public = config("127.0.0.1:8080", Some("https://tafl.example.org"));
+        assert!(check_same_origin(&h, &public).is_ok());
+        assert!(check_same_origin(&h, &config("127.0.0.1:8080", None)).is_err());
     }
 
     #[test]
     fn cookieless_request_without_origin_is_accepted() {
-        assert!(check_same_origin(&headers(&[("host", "x")]), None).is_ok());
+        let local = config("127.0.0.1:8080", None);
+        assert!(check_same_origin(&headers(&[("host", "x")]), &local).is_ok());
+    }
+
+    #[test]
+    fn a_guess_budget_is_spent_by_failures_only_and_per_key() {
+        let budget = GuessBudget::new(RateLimit::new(3, std::time::Duration::from_secs(60)));
+        let (a, b) = ("a".to_owned(), "b".to_owned());
+        for _ in 0..10 {
+            assert!(budget.check(&a).is_ok(), "asking spends nothing");
+        }
+        for _ in 0..3 {
+            budget.spend(a.clone());
+        }
+        let error = budget.check(&a).unwrap_err();
+        assert_eq!(error.code, ErrorCode::RateLimited);
+        assert!(error.retry_after.unwrap().as_secs() >= 59);
+        assert!(budget.check(&b).is_ok(), "another key is not touched");
+        budget.forget(&a);
+        assert!(budget.check(&a).is_ok());
+        budget.retain_recent();
+    }
+
+    #[test]
+    fn spent_failures_are_forgiven_one_a_period() {
+        let period = std::time::Duration::from_secs(10);
+        let t0 = std::time::Instant::now();
+        let spent = Spent {
+            count: 3,
+            since: t0,
+        };
+        assert_eq!(spent.at(t0 + period * 2 + period / 2, period).count, 1);
+        assert_eq!(
+            spent.at(t0 + period * 2 + period / 2, period).since,
+            t0 + period * 2
+        );
+        assert_eq!(spent.at(t0 + period * 5, period).count, 0);
     }
 
     #[test]

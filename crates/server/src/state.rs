@@ -43,6 +43,8 @@ pub struct Shared {
     pub ai: AiPool,
     /// The connections and sockets open, and their bounds.
     pub connections: Arc<Connections>,
+    /// Ended sign-ins, for the sockets opened under them.
+    pub revocations: crate::auth::Revocations,
 }
 
 impl AppState {
@@ -63,6 +65,7 @@ impl AppState {
             tasks: TaskTracker::new(),
             hashing: Semaphore::new(workers.max(2)),
             live: Live::default(),
+            revocations: crate::auth::Revocations::default(),
         }))
     }
 }

@@ -671,7 +671,7 @@ async fn moves_and_state_survive_a_restart(db: Database) {
     // No moves before both seats are taken.
     assert!(
         store
-            .append_move(&game.id, &mv(1, "F2-F4"), "{}")
+            .append_move(&game.id, &mv(1, "F2-F4"), || "{}".to_owned())
             .await
             .is_err()
     );
@@ -687,28 +687,30 @@ async fn moves_and_state_survive_a_restart(db: Database) {
             .is_err()
     );
     store
-        .append_move(&game.id, &mv(1, "F2-F4"), "{\"revision\":1}")
+        .append_move(&game.id, &mv(1, "F2-F4"), || "{\"revision\":1}".to_owned())
         .await
         .unwrap();
     store
-        .append_move(&game.id, &mv(2, "F15-F13"), "{\"revision\":2}")
+        .append_move(&game.id, &mv(2, "F15-F13"), || {
+            "{\"revision\":2}".to_owned()
+        })
         .await
         .unwrap();
     // A ply out of order is refused and changes nothing.
     assert!(
         store
-            .append_move(&game.id, &mv(2, "G2-G4"), "{\"revision\":9}")
+            .append_move(&game.id, &mv(2, "G2-G4"), || "{\"revision\":9}".to_owned())
             .await
             .is_err()
     );
     assert!(
         store
-            .append_move(&game.id, &mv(4, "G2-G4"), "{\"revision\":9}")
+            .append_move(&game.id, &mv(4, "G2-G4"), || "{\"revision\":9}".to_owned())
             .await
             .is_err()
     );
     store
-        .append_move(&game.id, &mv(3, "G2-G4"), "{\"revision\":3}")
+        .append_move(&game.id, &mv(3, "G2-G4"), || "{\"revision\":3}".to_owned())
         .await
         .unwrap();
     store
@@ -727,7 +729,11 @@ async fn moves_and_state_survive_a_restart(db: Database) {
     assert_eq!(restored.plies, 2);
     assert_eq!(restored.first.username.as_deref(), Some("north"));
     assert_eq!(restored.second.ai_level, Some(6));
-    assert_eq!(state.as_deref(), Some("{\"revision\":4}"));
+    // The takeback stored the session whole at the kept ply: nothing to replay.
+    let state = state.as_ref().unwrap();
+    assert_eq!(state.snapshot, "{\"revision\":4}");
+    assert_eq!(state.snapshot_ply, 2);
+    assert!(state.moves_after.is_empty());
     let moves = store.moves(&game.id).await.unwrap();
     assert_eq!(moves, vec![mv(1, "F2-F4"), mv(2, "F15-F13")]);
     store.abort_game(&game.id, None, now_ms()).await.unwrap();

@@ -82,19 +82,24 @@ pub async fn sign_up(
         } if guest.user_id.is_none() => Some(guest),
         _ => None,
     };
-    let user = state
+    // The adopted guest's token is replaced by one nobody holds, and the cookie deleted:
+    // a copy of the old cookie (a shared machine, a leaked header) no longer acts in
+    // the games that are now the user's. No new guest cookie is given: after signing
+    // out it would act in them too.
+    let retired_token_hash = token_hash(&new_token());
+    let (user, adopted) = state
         .store
         .create_user(
             username.as_str(),
             &hash,
-            guest.map(|g| g.id.as_str()),
+            guest.map(|g| (g.id.as_str(), retired_token_hash.as_str())),
             now_ms(),
         )
         .await?;
+    let guest = guest.filter(|_| adopted);
     tracing::info!(user = %user.username, adopted_guest = guest.map(|g| g.name.as_str()), "account created");
     let mut cookies = vec![start_session(&state, &user).await?];
     if guest.is_some() {
-        // The guest's games are the user's now; the cookie has done its work.
         cookies.push(set_cookie(&state, GUEST_COOKIE, "", 0));
     }
     let body = SignedIn {
@@ -114,9 +119,13 @@ pub async fn sign_in(
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<Credentials>,
 ) -> Result<Response, ApiError> {
+    // Every attempt from an address counts against it (each costs a password hash);
+    // wrong ones also spend that account's budget at that address only. Nothing another
+    // address does can refuse the owner's right password.
     check(&state.limiters.sign_in, &ip)?;
     let account_key: String = body.username.to_lowercase().chars().take(64).collect();
-    check(&state.limiters.sign_in_account, &account_key)?;
+    let guesser = (account_key, ip);
+    state.limiters.wrong_passwords.check(&guesser)?;
     let found = state.store.user_with_password(&body.username).await?;
     let (user, hash) = match found {
         Some((user, hash)) => (Some(user), Some(hash)),
@@ -124,12 +133,14 @@ pub async fn sign_in(
     };
     let matches = verify_password(&state, body.password, hash).await?;
     let Some(user) = user.filter(|_| matches) else {
-        tracing::info!(username = %account_key, "sign-in refused");
+        tracing::info!(username = %guesser.0, "sign-in refused");
+        state.limiters.wrong_passwords.spend(guesser);
         return Err(ApiError::new(
             ErrorCode::InvalidCredentials,
             "wrong username or password",
         ));
     };
+    state.limiters.wrong_passwords.forget(&guesser);
     let cookie = start_session(&state, &user).await?;
     tracing::info!(user = %user.username, "signed in");
     let body = SignedIn {
@@ -158,6 +169,7 @@ pub async fn sign_out_everywhere(
 ) -> Result<Response, ApiError> {
     let (user, _) = viewer.user()?;
     let ended = state.store.delete_sessions_of(&user.id).await?;
+    state.revocations.revoke(&user.id);
     tracing::info!(user = %user.username, ended, "signed out everywhere");
     Ok((
         [set_cookie(&state, SESSION_COOKIE, "", 0)],
@@ -178,12 +190,15 @@ pub async fn change_password(
 ) -> Result<Response, ApiError> {
     let (user, session_hash) = viewer.user()?;
     check(&state.limiters.sign_in, &ip)?;
+    let guesser = (user.username.to_lowercase(), ip);
+    state.limiters.wrong_passwords.check(&guesser)?;
     let hash = state
         .store
         .user_by_id_with_password(&user.id)
         .await?
         .map(|(_, hash)| hash);
     if !verify_password(&state, body.current_password, hash).await? {
+        state.limiters.wrong_passwords.spend(guesser);
         return Err(ApiError::new(
             ErrorCode::InvalidCredentials,
             "the current password is wrong",
@@ -195,6 +210,8 @@ pub async fn change_password(
         .store
         .set_password_hash(&user.id, &hash, Some(session_hash))
         .await?;
+    // Sockets opened under the ended sign-ins close (this one's stay).
+    state.revocations.revoke(&user.id);
     tracing::info!(user = %user.username, "password changed");
     Ok(StatusCode::NO_CONTENT.into_response())
 }

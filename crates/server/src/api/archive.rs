@@ -303,6 +303,25 @@ fn date_tag(ms: i64) -> String {
     format!("{:04}.{:02}.{:02}", t.year(), u8::from(t.month()), t.day())
 }
 
+/// A player's name from a record, as shown and stored: without control characters or
+/// the invisible marks that reorder text (bidirectional embeddings, overrides,
+/// isolates and marks, which could make a name read as another), spaces trimmed, at
+/// most [`MAX_NAME_CHARS`] characters.
+#[must_use]
+pub fn clean_name(name: &str) -> String {
+    let is_bidi = |c: char| matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    name.chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .filter(|&c| !c.is_control() && !is_bidi(c))
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(MAX_NAME_CHARS)
+        .collect()
+}
+
 /// The record of a stored game: `.otg` for tafl, a WCF score for Camelot, with its
 /// players, date, time control and result (and how it ended when the rules did not end
 /// it).
@@ -322,7 +341,8 @@ fn record_text(archived: &ArchivedGame, game: &AnyGame) -> String {
             .player()
             .map(|p| record_name(&p))
             .or_else(|| name.clone());
-        if let Some(name) = name {
+        // Names imported before they were cleaned are cleaned on the way out too.
+        if let Some(name) = name.as_deref().map(clean_name).filter(|n| !n.is_empty()) {
             tags.push((tag(TagKey::player(player)), name));
         }
     }
@@ -437,7 +457,7 @@ pub fn read_import(kind: GameKind, text: &str, now: i64) -> Result<ImportedGame,
         first
             .record
             .tag(record::tag_name(kind, TagKey::player(player)))
-            .map(|name| name.trim().chars().take(MAX_NAME_CHARS).collect::<String>())
+            .map(clean_name)
             .filter(|name| !name.is_empty())
     };
     let played_at = first
@@ -517,6 +537,9 @@ pub async fn import(
             })?;
         let text = String::from_utf8(bytes.to_vec())
             .map_err(|_| invalid_record("the record is not UTF-8 text"))?;
+        if let Some(control) = text.chars().find(|&c| super::is_refused_control(c)) {
+            return Err(super::control_character_error(control, "the record"));
+        }
         (kind, text)
     } else {
         let ApiJson(body) = ApiJson::<ImportBody>::from_request(request, &()).await?;
@@ -549,5 +572,23 @@ mod date_tests {
         ] {
             assert_eq!(record_date_ms(bad), None, "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_names_lose_control_and_reordering_characters() {
+        assert_eq!(
+            clean_name("  Ragnar\u{0} Lodbrok\u{1b}[31m "),
+            "Ragnar Lodbrok[31m"
+        );
+        assert_eq!(clean_name("evil\u{202E}gnp.exe"), "evilgnp.exe");
+        assert_eq!(clean_name("\u{2066}Björn\u{2069}\u{200F}"), "Björn");
+        assert_eq!(clean_name("a\tb\nc"), "a b c");
+        assert_eq!(clean_name("\u{202D}\u{0}"), "");
+        assert_eq!(clean_name(&"x".repeat(300)).len(), MAX_NAME_CHARS);
     }
 }

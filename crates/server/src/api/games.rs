@@ -14,7 +14,9 @@ use session::TimeControl;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::{ApiJson, ApiPath, json_with};
-use crate::auth::{GUEST_COOKIE, GUEST_COOKIE_SECS, Viewer, new_token, set_cookie, token_hash};
+use crate::auth::{
+    GUEST_COOKIE, GUEST_COOKIE_SECS, SessionWatch, Viewer, new_token, set_cookie, token_hash,
+};
 use crate::error::{ApiError, ErrorCode};
 use crate::live::{
     self, ClientMessage, Ident, LobbyMessage, Refusal, ServerMessage, SocketError, Update,
@@ -289,6 +291,16 @@ pub async fn join(
         .live
         .handle(&id)
         .ok_or_else(|| ApiError::new(ErrorCode::Conflict, "this game can no longer be joined"))?;
+    // A rated game rates two accounts: a guest (or a visitor about to become one) may
+    // watch it but not sit down.
+    if !matches!(viewer, Viewer::User { .. })
+        && state.store.game(&id).await?.is_some_and(|game| game.rated)
+    {
+        return Err(ApiError::new(
+            ErrorCode::NotSignedIn,
+            "sign in to play rated games",
+        ));
+    }
     let (seat, ident, cookie) = player_seat(&state, &viewer, ip).await?;
     let side = handle.join(ident, seat).await.map_err(refusal_error)?;
     let body = json_with(StatusCode::OK, &serde_json::json!({ "side": side }));
@@ -523,16 +535,17 @@ pub async fn game_socket(
     ApiPath(id): ApiPath<String>,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    check_same_origin(&headers, state.config.public_origin.as_deref())?;
+    check_same_origin(&headers, &state.config)?;
     let handle = state.live.handle(&id);
     if handle.is_none() && state.store.game(&id).await?.is_none() {
         return Err(ApiError::not_found("no such game"));
     }
     let ident = ident_of(&viewer);
     let slot = state.connections.socket(ip)?;
+    let watch = state.revocations.watch(&state, &viewer);
     Ok(upgrade
         .max_message_size(SOCKET_MESSAGE_LIMIT)
-        .on_upgrade(move |socket| serve_game(state, id, ident, socket, slot)))
+        .on_upgrade(move |socket| serve_game(state, id, ident, watch, socket, slot)))
 }
 
 /// Sends `message` as JSON text; false when the socket is gone.
@@ -553,6 +566,7 @@ async fn serve_game(
     state: AppState,
     id: String,
     ident: Ident,
+    mut watch: SessionWatch,
     mut socket: WebSocket,
     _slot: crate::conn::SocketSlot,
 ) {
@@ -572,6 +586,8 @@ async fn serve_game(
     loop {
         tokio::select! {
             () = state.shutdown.cancelled() => break,
+            // Signed out everywhere, or the password changed: the socket closes.
+            () = watch.ended() => break,
             incoming = tokio::time::timeout(SOCKET_IDLE, socket.recv()) => {
                 let Ok(Some(Ok(message))) = incoming else { break };
                 let text = match message {
@@ -589,6 +605,7 @@ async fn serve_game(
                     if !send(&mut socket, &ServerMessage::from(refusal)).await { break }
                     continue;
                 }
+                if !watch.still_valid().await { break }
                 let reply = match serde_json::from_str::<ClientMessage>(&text) {
                     Err(error) => Some(Refusal::new(SocketError::BadMessage, format!("not a message of this socket: {error}")).into()),
                     Ok(ClientMessage::Ping) => Some(ServerMessage::Pong),
@@ -689,17 +706,24 @@ async fn stored_state(state: &AppState, id: &str, ident: &Ident) -> Option<Serve
 pub async fn lobby_socket(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
+    viewer: Viewer,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    check_same_origin(&headers, state.config.public_origin.as_deref())?;
+    check_same_origin(&headers, &state.config)?;
     let slot = state.connections.socket(ip)?;
+    let watch = state.revocations.watch(&state, &viewer);
     Ok(upgrade
         .max_message_size(SOCKET_MESSAGE_LIMIT)
-        .on_upgrade(move |socket| serve_lobby(state, socket, slot)))
+        .on_upgrade(move |socket| serve_lobby(state, watch, socket, slot)))
 }
 
-async fn serve_lobby(state: AppState, mut socket: WebSocket, _slot: crate::conn::SocketSlot) {
+async fn serve_lobby(
+    state: AppState,
+    mut watch: SessionWatch,
+    mut socket: WebSocket,
+    _slot: crate::conn::SocketSlot,
+) {
     state.metrics.sockets.inc();
     let mut updates = state.live.lobby().subscribe();
     let mut first = Vec::new();
@@ -716,6 +740,7 @@ async fn serve_lobby(state: AppState, mut socket: WebSocket, _slot: crate::conn:
     while open {
         tokio::select! {
             () = state.shutdown.cancelled() => break,
+            () = watch.ended() => break,
             incoming = tokio::time::timeout(SOCKET_IDLE, socket.recv()) => {
                 match incoming {
                     Ok(Some(Ok(Message::Text(text)))) if text.contains("\"ping\"") => {

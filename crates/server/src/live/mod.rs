@@ -9,6 +9,7 @@ mod ai;
 pub mod lifecycle;
 pub mod messages;
 mod owner;
+pub mod stored;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -308,10 +309,8 @@ pub async fn resume_all(state: &AppState) -> Result<usize, StoreError> {
     for (record, stored) in games {
         let mut session = match (&record.status, stored) {
             (GameStatus::Waiting, _) => None,
-            (_, Some(text)) => match serde_json::from_str::<session::SessionData>(&text)
-                .map_err(|e| e.to_string())
-                .and_then(|data| Session::from_data(data).map_err(|e| e.to_string()))
-            {
+            // The snapshot and the moves after it, replayed at their stored times.
+            (_, Some(stored)) => match stored::restore(stored) {
                 Ok(session) => Some(session),
                 Err(why) => {
                     tracing::error!(game = %record.id, %why, "a stored game cannot be resumed");
@@ -335,8 +334,9 @@ pub async fn resume_all(state: &AppState) -> Result<usize, StoreError> {
     Ok(resumed)
 }
 
-/// The session as stored (JSON).
-pub(crate) fn session_json(session: &Session) -> String {
+/// The session as stored (JSON): a snapshot.
+#[must_use]
+pub fn session_json(session: &Session) -> String {
     // SessionData is plain data: serialising it cannot fail.
     serde_json::to_string(&session.data()).unwrap_or_default()
 }
@@ -449,10 +449,10 @@ pub async fn stored_view(
     let Some(record) = state.store.game(id).await? else {
         return Ok(None);
     };
-    let session = match state.store.session_state(id).await? {
-        Some(text) => serde_json::from_str::<session::SessionData>(&text)
-            .ok()
-            .and_then(|data| Session::from_data(data).ok()),
+    let session = match state.store.stored_session(id).await? {
+        Some(stored) => stored::restore(stored)
+            .inspect_err(|why| tracing::error!(game = %id, %why, "a stored game does not load"))
+            .ok(),
         None => None,
     };
     let ratings = owner::ratings_of(state, &record).await;

@@ -15,7 +15,7 @@ use super::messages::{
 };
 use super::{Command, Ident, Update, lock, millis, new_session, session_json, start_board};
 use crate::state::AppState;
-use crate::store::{GameRecord, GameStatus, Seat, SeatRecord, StoreError, StoredMove, now_ms};
+use crate::store::{GameRecord, GameStatus, Seat, SeatRecord, StoreError, now_ms};
 
 /// How long a finished game's owner stays (for a rematch, and sockets still open) once
 /// nothing has happened.
@@ -508,32 +508,23 @@ impl Owner {
     /// the game's session and tells the sockets.
     async fn commit(&mut self, next: Session, before: u64) -> Result<(), StoreError> {
         let now = now_ms();
-        let data = session_json(&next);
         let old = self.session.as_ref().map_or(0, |s| s.moves().len());
         let new = next.moves().len();
         let store = &self.state.store;
         let id = &self.record.id;
-        if new == old + 1 {
-            let clocks = ClocksView::of(&next, Timestamp::from_millis(millis(now)));
-            let last = next
-                .moves()
-                .last()
-                .map(|m| m.info.text.clone())
-                .unwrap_or_default();
-            let stored = StoredMove {
-                ply: u32::try_from(new).unwrap_or(u32::MAX),
-                text: last,
-                first_clock_ms: clocks.map(|c| i64::try_from(c.first_ms).unwrap_or(i64::MAX)),
-                second_clock_ms: clocks.map(|c| i64::try_from(c.second_ms).unwrap_or(i64::MAX)),
-                played_at: now,
-            };
-            store.append_move(id, &stored, &data).await?;
+        if new == old + 1
+            && let Some(row) = super::stored::last_move_row(&next)
+        {
+            // The move's row; the whole session only when a snapshot is due.
+            store.append_move(id, &row, || session_json(&next)).await?;
             self.state.metrics.move_played();
         } else if new < old {
             let keep = u32::try_from(new).unwrap_or(u32::MAX);
-            store.take_back(id, keep, &data, now).await?;
+            store.take_back(id, keep, &session_json(&next), now).await?;
         } else {
-            store.save_session_state(id, &data, now).await?;
+            store
+                .save_session_state(id, &session_json(&next), now)
+                .await?;
         }
         if !next.is_ongoing() {
             self.store_ending(&next).await?;

@@ -225,6 +225,38 @@ pub struct StoredMove {
     pub played_at: i64,
 }
 
+/// A game's session as stored: the last snapshot, and the moves played after it (in
+/// order, with their times), which replayed on the snapshot give the session as it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSession {
+    /// The session as it was after `snapshot_ply` moves (JSON).
+    pub snapshot: String,
+    /// How many moves the snapshot holds.
+    pub snapshot_ply: u32,
+    /// The moves after it, ply `snapshot_ply + 1` first.
+    pub moves_after: Vec<StoredMove>,
+}
+
+/// The fewest moves between two snapshots of a game's session.
+pub const SNAPSHOT_EVERY: u32 = 32;
+
+/// Whether the session after move `ply` is stored whole, the last snapshot holding
+/// `snapshot_ply` moves: when the moves since reach [`SNAPSHOT_EVERY`] or as many as the
+/// snapshot held. The gap grows with the game, so the snapshots of a game of `n` moves
+/// cost O(n) bytes in all (each is about twice the one before, and written after twice
+/// as many moves), the same per move whatever the game's length; and a resumed game
+/// replays at most half of its moves (or 32).
+#[must_use]
+pub const fn snapshot_due(ply: u32, snapshot_ply: u32) -> bool {
+    let since = ply.saturating_sub(snapshot_ply);
+    let gap = if snapshot_ply > SNAPSHOT_EVERY {
+        snapshot_ply
+    } else {
+        SNAPSHOT_EVERY
+    };
+    since >= gap
+}
+
 /// What finishing a game did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finished {
@@ -271,7 +303,7 @@ pub(super) fn game_from_row(row: &AnyRow) -> Result<GameRecord, StoreError> {
             reason,
         }),
     };
-    let plies: i64 = row.try_get(18)?;
+    let plies = ply_from(row.try_get(18)?)?;
     Ok(GameRecord {
         id: row.try_get(0)?,
         kind: parse_column(row, 1)?,
@@ -282,11 +314,16 @@ pub(super) fn game_from_row(row: &AnyRow) -> Result<GameRecord, StoreError> {
         status: parse_column(row, 14)?,
         outcome,
         start_position: row.try_get(17)?,
-        plies: u32::try_from(plies).map_err(|_| StoreError::Corrupt(format!("ply {plies}")))?,
+        plies,
         created_at: row.try_get(19)?,
         updated_at: row.try_get(20)?,
         finished_at: row.try_get(21)?,
     })
+}
+
+/// A stored ply count or ply.
+fn ply_from(value: i64) -> Result<u32, StoreError> {
+    u32::try_from(value).map_err(|_| StoreError::Corrupt(format!("ply {value}")))
 }
 
 /// `first` / `second` / `draw`, the stored form of a result.
@@ -395,11 +432,11 @@ impl Store {
     }
 
     /// Every game still going (waiting or playing), oldest first, with its stored
-    /// session state: what a restarted server resumes.
+    /// session: what a restarted server resumes.
     ///
     /// # Errors
     /// On a database failure or an unreadable row.
-    pub async fn live_games(&self) -> Result<Vec<(GameRecord, Option<String>)>, StoreError> {
+    pub async fn live_games(&self) -> Result<Vec<(GameRecord, Option<StoredSession>)>, StoreError> {
         let rows = sqlx::query(&format!(
             "{GAME_SELECT} WHERE g.status IN ('waiting', 'playing') ORDER BY g.created_at, g.id"
         ))
@@ -408,25 +445,34 @@ impl Store {
         let mut games = Vec::with_capacity(rows.len());
         for row in &rows {
             let game = game_from_row(row)?;
-            let state = self.session_state(&game.id).await?;
+            let state = self.stored_session(&game.id).await?;
             games.push((game, state));
         }
         Ok(games)
     }
 
-    /// A game's stored session state (JSON).
+    /// A game's stored session: its last snapshot and the moves played since.
     ///
     /// # Errors
-    /// On a database failure.
-    pub async fn session_state(&self, id: &str) -> Result<Option<String>, StoreError> {
-        let row = sqlx::query("SELECT session_state FROM games WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(match row {
-            Some(row) => row.try_get(0)?,
-            None => None,
-        })
+    /// On a database failure or an unreadable row.
+    pub async fn stored_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+        let row = sqlx::query(
+            "SELECT session_state, COALESCE(snapshot_ply, ply_count) FROM games WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let Some(snapshot) = row.try_get::<Option<String>, _>(0)? else {
+            return Ok(None);
+        };
+        let snapshot_ply: i64 = row.try_get(1)?;
+        let moves_after = self.moves_after(id, snapshot_ply).await?;
+        Ok(Some(StoredSession {
+            snapshot,
+            snapshot_ply: ply_from(snapshot_ply)?,
+            moves_after,
+        }))
     }
 
     /// A game's moves in order.
@@ -434,19 +480,23 @@ impl Store {
     /// # Errors
     /// On a database failure.
     pub async fn moves(&self, game_id: &str) -> Result<Vec<StoredMove>, StoreError> {
+        self.moves_after(game_id, 0).await
+    }
+
+    /// A game's moves after the first `after`, in order.
+    async fn moves_after(&self, game_id: &str, after: i64) -> Result<Vec<StoredMove>, StoreError> {
         let rows = sqlx::query(
             "SELECT ply, text, first_clock_ms, second_clock_ms, played_at FROM moves \
-             WHERE game_id = $1 ORDER BY ply",
+             WHERE game_id = $1 AND ply > $2 ORDER BY ply",
         )
         .bind(game_id)
+        .bind(after)
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
             .map(|row| {
-                let ply: i64 = row.try_get(0)?;
                 Ok(StoredMove {
-                    ply: u32::try_from(ply)
-                        .map_err(|_| StoreError::Corrupt(format!("ply {ply}")))?,
+                    ply: ply_from(row.try_get(0)?)?,
                     text: row.try_get(1)?,
                     first_clock_ms: row.try_get(2)?,
                     second_clock_ms: row.try_get(3)?,
@@ -456,8 +506,12 @@ impl Store {
             .collect()
     }
 
-    /// Stores the next move of a game being played and its session state after it, in
-    /// one transaction: call it before acknowledging or broadcasting the move.
+    /// Stores the next move of a game being played, in one transaction: call it before
+    /// acknowledging or broadcasting the move. The move is appended; the session is
+    /// stored whole only when [`snapshot_due`] says so, and only then is `snapshot`
+    /// called for it (the session after this move, serialised), so most moves cost one
+    /// short row and no serialising, whatever the game's length. Returns whether the
+    /// snapshot was written.
     ///
     /// # Errors
     /// [`StoreError::Conflict`] when `mv.ply` is not the next ply or the game is not
@@ -466,25 +520,35 @@ impl Store {
         &self,
         game_id: &str,
         mv: &StoredMove,
-        session_state: &str,
-    ) -> Result<(), StoreError> {
+        snapshot: impl FnOnce() -> String + Send,
+    ) -> Result<bool, StoreError> {
         let ply = i64::from(mv.ply);
         let mut tx = self.pool.begin().await?;
         let updated = sqlx::query(
-            "UPDATE games SET ply_count = $2, session_state = $3, updated_at = $4 \
-             WHERE id = $1 AND ply_count = $2 - 1 AND status = 'playing'",
+            "UPDATE games SET ply_count = $2, updated_at = $3 \
+             WHERE id = $1 AND ply_count = $2 - 1 AND status = 'playing' \
+             RETURNING COALESCE(snapshot_ply, $2 - 1)",
         )
         .bind(game_id)
         .bind(ply)
-        .bind(session_state)
         .bind(mv.played_at)
-        .execute(&mut *tx)
+        .fetch_optional(&mut *tx)
         .await?;
-        if updated.rows_affected() != 1 {
+        let Some(updated) = updated else {
             return Err(StoreError::Conflict(format!(
                 "game {game_id} is not being played at ply {}",
                 mv.ply.saturating_sub(1)
             )));
+        };
+        let snapshot_ply = ply_from(updated.try_get(0)?)?;
+        let due = snapshot_due(mv.ply, snapshot_ply);
+        if due {
+            sqlx::query("UPDATE games SET session_state = $2, snapshot_ply = $3 WHERE id = $1")
+                .bind(game_id)
+                .bind(snapshot())
+                .bind(ply)
+                .execute(&mut *tx)
+                .await?;
         }
         sqlx::query(
             "INSERT INTO moves (game_id, ply, text, first_clock_ms, second_clock_ms, played_at) \
@@ -499,7 +563,7 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(())
+        Ok(due)
     }
 
     /// Takes moves back: keeps the first `keep_plies` moves and stores the session
@@ -517,8 +581,8 @@ impl Store {
         let keep = i64::from(keep_plies);
         let mut tx = self.pool.begin().await?;
         let updated = sqlx::query(
-            "UPDATE games SET ply_count = $2, session_state = $3, updated_at = $4 \
-             WHERE id = $1 AND ply_count >= $2 AND status = 'playing'",
+            "UPDATE games SET ply_count = $2, session_state = $3, snapshot_ply = $2, \
+             updated_at = $4 WHERE id = $1 AND ply_count >= $2 AND status = 'playing'",
         )
         .bind(game_id)
         .bind(keep)
@@ -540,7 +604,8 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a live game's session state (after a draw offer, say).
+    /// Stores a live game's session state (after a draw offer, say): a snapshot holding
+    /// every stored move.
     ///
     /// # Errors
     /// [`StoreError::NotFound`] when there is no such live game.
@@ -551,7 +616,7 @@ impl Store {
         now: i64,
     ) -> Result<(), StoreError> {
         let updated = sqlx::query(
-            "UPDATE games SET session_state = $2, updated_at = $3 \
+            "UPDATE games SET session_state = $2, snapshot_ply = ply_count, updated_at = $3 \
              WHERE id = $1 AND status IN ('waiting', 'playing')",
         )
         .bind(game_id)
@@ -627,6 +692,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let updated = sqlx::query(
             "UPDATE games SET status = 'aborted', session_state = COALESCE($2, session_state), \
+             snapshot_ply = CASE WHEN $2 IS NULL THEN snapshot_ply ELSE ply_count END, \
              updated_at = $3, finished_at = $3 \
              WHERE id = $1 AND status IN ('waiting', 'playing')",
         )
@@ -689,7 +755,9 @@ impl Store {
             .ok_or(StoreError::NotFound("game"))?;
         let updated = sqlx::query(
             "UPDATE games SET status = 'finished', result = $2, reason = $3, \
-             session_state = COALESCE($4, session_state), updated_at = $5, finished_at = $5 \
+             session_state = COALESCE($4, session_state), \
+             snapshot_ply = CASE WHEN $4 IS NULL THEN snapshot_ply ELSE ply_count END, \
+             updated_at = $5, finished_at = $5 \
              WHERE id = $1 AND status IN ('waiting', 'playing')",
         )
         .bind(game_id)

@@ -28,7 +28,8 @@ use sqlx::{AnyPool, Row};
 pub use archive::{ArchiveFilter, ArchivePage, ArchivedGame, ImportedGame};
 pub use challenges::{Challenge, ChallengeSide, ChallengeStatus, NewChallenge};
 pub use games::{
-    Finished, GameRecord, GameStatus, NewGame, PlayerRef, Seat, SeatRecord, StoredMove, result_str,
+    Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
+    StoredMove, StoredSession, result_str, snapshot_due,
 };
 pub use players::{OpponentRecord, Profile};
 pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};
@@ -53,6 +54,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "lifecycle",
         include_str!("../../migrations/0003_lifecycle.sql"),
     ),
+    (
+        4,
+        "move log",
+        include_str!("../../migrations/0004_move_log.sql"),
+    ),
 ];
 
 /// Why a storage operation failed.
@@ -74,6 +80,13 @@ pub enum StoreError {
     /// stored, a finished game finished again, a seat already taken).
     #[error("conflict: {0}")]
     Conflict(String),
+    /// The SQLite file fails its integrity check (`PRAGMA quick_check`): the server
+    /// will not start on it.
+    #[error(
+        "the database file is damaged (SQLite's quick_check: {0}); restore it from a \
+         backup, or try `sqlite3 FILE .recover`, before starting the server"
+    )]
+    Damaged(String),
     /// A stored value the server cannot read (a game kind it does not know).
     #[error("unreadable stored value: {0}")]
     Corrupt(String),
@@ -104,8 +117,19 @@ impl Store {
             .max_connections(connections)
             .acquire_timeout(Duration::from_secs(10))
             .connect(url.connection_string())
-            .await?;
+            .await
+            .map_err(damaged_or)?;
         if backend == Backend::Sqlite {
+            // A file with damaged pages opens, and would answer `/health`, until a query
+            // reads them: check every page's structure first (seconds for a large file).
+            let problems: Vec<String> = sqlx::query_scalar("PRAGMA quick_check(20)")
+                .fetch_all(&pool)
+                .await
+                .map_err(damaged_or)?;
+            if problems.iter().any(|line| line != "ok") {
+                pool.close().await;
+                return Err(StoreError::Damaged(problems.join("; ")));
+            }
             // Persistent in the file; readers then never block the writer.
             sqlx::query("PRAGMA journal_mode = WAL")
                 .execute(&pool)
@@ -170,6 +194,17 @@ impl Store {
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected())
+    }
+}
+
+/// SQLite's "database disk image is malformed" (`SQLITE_CORRUPT`, 11) and "file is not a
+/// database" (`SQLITE_NOTADB`, 26) as [`StoreError::Damaged`]; other errors as they are.
+fn damaged_or(error: sqlx::Error) -> StoreError {
+    match &error {
+        sqlx::Error::Database(e) if matches!(e.code().as_deref(), Some("11" | "26")) => {
+            StoreError::Damaged(e.message().to_owned())
+        }
+        _ => StoreError::Database(error),
     }
 }
 

@@ -52,8 +52,10 @@ fn guest_from_row(row: &AnyRow) -> Result<Guest, StoreError> {
 
 impl Store {
     /// Makes an account (the name must already satisfy the naming rules). When
-    /// `adopt_guest` names a guest who has no account yet, that guest's games and
-    /// challenges become the new user's, in the same transaction.
+    /// `adopt_guest` names a guest who has no account yet (by id, with a new token hash),
+    /// that guest's games and challenges become the new user's and the guest's token is
+    /// replaced by the new one (the old cookie no longer works), in the same
+    /// transaction. Returns the user, and whether the guest was adopted.
     ///
     /// # Errors
     /// [`StoreError::UsernameTaken`] when the name (ignoring case) is someone's.
@@ -61,9 +63,9 @@ impl Store {
         &self,
         username: &str,
         password_hash: &str,
-        adopt_guest: Option<&str>,
+        adopt_guest: Option<(&str, &str)>,
         now: i64,
-    ) -> Result<User, StoreError> {
+    ) -> Result<(User, bool), StoreError> {
         let user = User {
             id: random_id(16),
             username: username.to_owned(),
@@ -85,14 +87,18 @@ impl Store {
             Err(e) if is_unique_violation(&e) => return Err(StoreError::UsernameTaken),
             other => other?,
         };
-        if let Some(guest_id) = adopt_guest {
-            let linked =
-                sqlx::query("UPDATE guests SET user_id = $1 WHERE id = $2 AND user_id IS NULL")
-                    .bind(&user.id)
-                    .bind(guest_id)
-                    .execute(&mut *tx)
-                    .await?;
-            if linked.rows_affected() == 1 {
+        let mut adopted = false;
+        if let Some((guest_id, new_token_hash)) = adopt_guest {
+            let linked = sqlx::query(
+                "UPDATE guests SET user_id = $1, token_hash = $3 WHERE id = $2 AND user_id IS NULL",
+            )
+            .bind(&user.id)
+            .bind(guest_id)
+            .bind(new_token_hash)
+            .execute(&mut *tx)
+            .await?;
+            adopted = linked.rows_affected() == 1;
+            if adopted {
                 for statement in [
                     "UPDATE games SET first_user_id = $1 \
                      WHERE first_guest_id = $2 AND first_user_id IS NULL",
@@ -110,7 +116,7 @@ impl Store {
             }
         }
         tx.commit().await?;
-        Ok(user)
+        Ok((user, adopted))
     }
 
     /// The account with this name (any case) and its password hash.

@@ -121,12 +121,13 @@ pub async fn socket(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    check_same_origin(&headers, state.config.public_origin.as_deref())?;
+    check_same_origin(&headers, &state.config)?;
     let slot = state.connections.socket(ip)?;
     let asker = Asker::new(&ident_of(&viewer), Some(ip));
+    let watch = state.revocations.watch(&state, &viewer);
     Ok(upgrade
         .max_message_size(SOCKET_MESSAGE_LIMIT * 4)
-        .on_upgrade(move |socket| serve(state, socket, asker, slot)))
+        .on_upgrade(move |socket| serve(state, socket, asker, slot, watch)))
 }
 
 /// Sends `reply`, unless the client has not taken messages for [`SEND_TIMEOUT`]; false
@@ -146,7 +147,13 @@ async fn finished(running: &mut Option<Running>) -> Option<Reply> {
     }
 }
 
-async fn serve(state: AppState, mut socket: WebSocket, asker: Asker, _slot: SocketSlot) {
+async fn serve(
+    state: AppState,
+    mut socket: WebSocket,
+    asker: Asker,
+    _slot: SocketSlot,
+    mut watch: crate::auth::SessionWatch,
+) {
     state.metrics.sockets.inc();
     let limiter = state.limiters.socket_limiter();
     let (progress, mut replies) = mpsc::channel::<Reply>(PROGRESS);
@@ -155,6 +162,8 @@ async fn serve(state: AppState, mut socket: WebSocket, asker: Asker, _slot: Sock
     loop {
         tokio::select! {
             () = state.shutdown.cancelled() => break,
+            // Signed out everywhere, or the password changed: the socket closes.
+            () = watch.ended() => break,
             reply = replies.recv() => {
                 let Some(reply) = reply else { break };
                 if !deliver(&mut socket, &reply).await { break }

@@ -1,0 +1,11 @@
+-- Hot writes append: a move adds its row to `moves` and changes a few numbers in `games`;
+-- the whole session (`session_state`) is written only now and then — on a change that is
+-- not a move (an offer, a takeback, an abort, a seat taken), at the end of the game, and
+-- when the moves since the last snapshot reach 32 or as many as that snapshot held.
+--
+-- `snapshot_ply`: how many moves the stored `session_state` holds. A server that resumes
+-- the game loads that snapshot and replays the stored moves after it at their stored
+-- times (`played_at`), which gives back the session exactly, clocks included. NULL means
+-- the snapshot holds every stored move (`ply_count`): games stored before this column,
+-- and imported games.
+ALTER TABLE games ADD COLUMN snapshot_ply BIGINT;

@@ -1,0 +1,355 @@
+//! A move costs the database one short row, whatever the game's length, and what is
+//! stored (an occasional snapshot and the moves after it) gives back the session exactly,
+//! clocks, revision and events included — on SQLite and on PostgreSQL, for all three
+//! games. The bytes a move writes are measured by `bytes_written_per_move` (ignored:
+//! a measurement, see `bench/RESULTS.md`).
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use game::{GameKind, Player};
+use games::{AnyGame, Game};
+use server::live::session_json;
+use server::live::stored::{last_move_row, load};
+use server::store::{NewGame, Seat, Store};
+use session::{Options, Session, Takebacks, Timestamp};
+
+use common::Database;
+
+const T0: u64 = 1_700_000_000_000;
+
+/// A stored game between two AIs (no accounts needed), with its new session at `T0`.
+async fn new_game(store: &Store, kind: GameKind) -> (String, Session) {
+    let start = AnyGame::start(kind);
+    let control = "10+5".parse().unwrap();
+    let record = store
+        .create_game(
+            &NewGame {
+                kind,
+                first: Seat::Ai(1),
+                second: Seat::Ai(2),
+                time_control: "10+5".into(),
+                rated: false,
+                start_position: start.start_position_string(),
+                session_state: None,
+            },
+            i64::try_from(T0).unwrap(),
+        )
+        .await
+        .unwrap();
+    let options = Options {
+        control,
+        takebacks: Takebacks::Never,
+    };
+    let session = Session::new(start, options, Timestamp::from_millis(T0));
+    store
+        .save_session_state(&record.id, &session_json(&session), T0 as i64)
+        .await
+        .unwrap();
+    (record.id, session)
+}
+
+/// The next move: a fixed pick among the legal moves that do not end the game (so games
+/// run long), played at an uneven time after the last.
+fn next_move(session: &mut Session) -> bool {
+    let ply = session.moves().len() + 1;
+    let legal = session.legal_any_moves();
+    if legal.is_empty() {
+        return false;
+    }
+    let now = session
+        .moves()
+        .last()
+        .and_then(|m| m.at)
+        .map_or(T0, Timestamp::as_millis)
+        + 150
+        + (ply as u64 * 7919) % 3000;
+    let keeps_going = (0..legal.len())
+        .map(|i| legal[(ply * 31 + i) % legal.len()])
+        .find(|&mv| {
+            let mut game = session.game().clone();
+            game.play(mv);
+            game.outcome().is_none()
+        });
+    let Some(mv) = keeps_going else { return false };
+    let player = session.to_move();
+    session
+        .play_move(player, mv, Timestamp::from_millis(now))
+        .unwrap();
+    true
+}
+
+/// Stores the session's last move as the game's owner does; returns whether a snapshot
+/// was written.
+async fn store_move(store: &Store, id: &str, session: &Session, snapshots: &AtomicUsize) -> bool {
+    let row = last_move_row(session).unwrap();
+    store
+        .append_move(id, &row, || {
+            snapshots.fetch_add(1, Ordering::Relaxed);
+            session_json(session)
+        })
+        .await
+        .unwrap()
+}
+
+async fn a_rebuilt_session_equals_the_played_one(db: Database) {
+    let store = Store::open(&db.url, 4).await.unwrap();
+    for kind in [GameKind::Fetlar, GameKind::Copenhagen, GameKind::Camelot] {
+        let (id, mut session) = new_game(&store, kind).await;
+        let snapshots = AtomicUsize::new(0);
+        let mut plies = 0;
+        while plies < 140 && next_move(&mut session) {
+            plies += 1;
+            store_move(&store, &id, &session, &snapshots).await;
+            if plies == 40 {
+                // A change that is not a move stores the session whole.
+                let at = Timestamp::from_millis(session.moves()[39].at.unwrap().as_millis() + 5);
+                session.offer_draw(Player::First, at).unwrap();
+                store
+                    .save_session_state(&id, &session_json(&session), at.as_millis() as i64)
+                    .await
+                    .unwrap();
+            }
+            if [1, 10, 31, 32, 33, 41, 63, 64, 65, 100, 127, 128, 129, 140].contains(&plies) {
+                let rebuilt = load(&store, &id).await.unwrap().unwrap();
+                assert_eq!(rebuilt, session, "{kind:?} at ply {plies}");
+                assert_eq!(rebuilt.clocks(), session.clocks());
+                assert_eq!(rebuilt.revision(), session.revision());
+                assert_eq!(rebuilt.draw_offer(), session.draw_offer());
+            }
+        }
+        assert!(plies >= 70, "{kind:?}: only {plies} plies");
+        // Snapshots at 32, then 40 (the offer: not counted here), 80 (40 moves after
+        // it), 160…: a few for the whole game, not one a move.
+        assert!(snapshots.load(Ordering::Relaxed) <= 3, "{kind:?}");
+        let moves = store.moves(&id).await.unwrap();
+        assert_eq!(moves.len(), plies);
+        assert!(
+            moves
+                .iter()
+                .enumerate()
+                .all(|(i, m)| m.ply as usize == i + 1)
+        );
+        let record = store.game(&id).await.unwrap().unwrap();
+        assert_eq!(record.plies as usize, plies);
+        // A move for a ply already stored changes nothing.
+        let mut stale = last_move_row(&session).unwrap();
+        stale.text = "stale".into();
+        assert!(store.append_move(&id, &stale, String::new).await.is_err());
+        assert_eq!(load(&store, &id).await.unwrap().unwrap(), session);
+        // The ending stores the whole session: nothing left to replay.
+        let at = Timestamp::from_millis(session.moves()[plies - 1].at.unwrap().as_millis() + 9);
+        let outcome = session.resign(session.to_move(), at).unwrap();
+        store
+            .finish_game(
+                &id,
+                outcome,
+                Some(&session_json(&session)),
+                at.as_millis() as i64,
+            )
+            .await
+            .unwrap();
+        let stored = store.stored_session(&id).await.unwrap().unwrap();
+        assert_eq!(stored.snapshot_ply as usize, plies);
+        assert!(stored.moves_after.is_empty());
+        assert_eq!(load(&store, &id).await.unwrap().unwrap(), session);
+    }
+    store.close().await;
+}
+both!(rebuilt_session, a_rebuilt_session_equals_the_played_one);
+
+/// A takeback stores the session whole at the kept ply; later moves append after it.
+async fn a_takeback_then_moves_reload(db: Database) {
+    let store = Store::open(&db.url, 4).await.unwrap();
+    let (id, mut session) = new_game(&store, GameKind::Copenhagen).await;
+    let snapshots = AtomicUsize::new(0);
+    for _ in 0..12 {
+        assert!(next_move(&mut session));
+        store_move(&store, &id, &session, &snapshots).await;
+    }
+    // Taking back as the table does, by rebuilding from the first ten moves' data.
+    let mut data = session.data();
+    data.moves.truncate(10);
+    let mut kept = Session::new(
+        AnyGame::start(GameKind::Copenhagen),
+        data.options,
+        Timestamp::from_millis(T0),
+    );
+    for (i, mv) in data.moves.iter().enumerate() {
+        let player = kept.to_move();
+        kept.play(player, &mv.text, mv.at.unwrap()).unwrap();
+        assert_eq!(kept.moves()[i].info.text, mv.text);
+    }
+    store
+        .take_back(&id, 10, &session_json(&kept), T0 as i64 + 60_000)
+        .await
+        .unwrap();
+    assert_eq!(load(&store, &id).await.unwrap().unwrap(), kept);
+    for _ in 0..5 {
+        assert!(next_move(&mut kept));
+        store_move(&store, &id, &kept, &snapshots).await;
+    }
+    assert_eq!(load(&store, &id).await.unwrap().unwrap(), kept);
+    assert_eq!(store.moves(&id).await.unwrap().len(), 15);
+    store.close().await;
+}
+both!(takeback_then_moves, a_takeback_then_moves_reload);
+
+/// The statements a move ran before this change, verbatim: the whole session rewritten
+/// into the game's row with every move. Run on a connection of the meter's own for the
+/// "before" figure.
+const BEFORE_UPDATE: &str = "UPDATE games SET ply_count = $2, session_state = $3, updated_at = $4 \
+     WHERE id = $1 AND ply_count = $2 - 1 AND status = 'playing'";
+const BEFORE_INSERT: &str = "INSERT INTO moves (game_id, ply, text, first_clock_ms, \
+     second_clock_ms, played_at) VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// Counts the bytes the database's log grows by (SQLite: the WAL file, emptied by a
+/// `TRUNCATE` checkpoint first; PostgreSQL: the WAL insert position).
+enum Meter {
+    Sqlite(std::path::PathBuf, sqlx::SqliteConnection),
+    Postgres(sqlx::PgConnection),
+}
+
+impl Meter {
+    async fn open(db: &Database) -> Meter {
+        use sqlx::Connection;
+        let url = db.url.connection_string();
+        match db.url.backend() {
+            server::Backend::Sqlite => {
+                let mut conn = sqlx::SqliteConnection::connect(url).await.unwrap();
+                let file: String =
+                    sqlx::query_scalar("SELECT file FROM pragma_database_list WHERE name = 'main'")
+                        .fetch_one(&mut conn)
+                        .await
+                        .unwrap();
+                Meter::Sqlite(format!("{file}-wal").into(), conn)
+            }
+            server::Backend::Postgres => {
+                Meter::Postgres(sqlx::PgConnection::connect(url).await.unwrap())
+            }
+        }
+    }
+
+    async fn position(&mut self) -> u64 {
+        match self {
+            Meter::Sqlite(path, _) => std::fs::metadata(path).map_or(0, |m| m.len()),
+            Meter::Postgres(conn) => {
+                let lsn: i64 = sqlx::query_scalar(
+                    "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint",
+                )
+                .fetch_one(&mut *conn)
+                .await
+                .unwrap();
+                u64::try_from(lsn).unwrap()
+            }
+        }
+    }
+
+    async fn start(&mut self) -> u64 {
+        if let Meter::Sqlite(_, conn) = self {
+            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                .execute(&mut *conn)
+                .await
+                .unwrap();
+        }
+        self.position().await
+    }
+
+    /// Stores a move as the server did before this change.
+    async fn move_before(&mut self, id: &str, session: &Session) {
+        use sqlx::Connection;
+        let row = last_move_row(session).unwrap();
+        let state = session_json(session);
+        macro_rules! run {
+            ($conn:expr) => {{
+                let mut tx = $conn.begin().await.unwrap();
+                let done = sqlx::query(BEFORE_UPDATE)
+                    .bind(id)
+                    .bind(i64::from(row.ply))
+                    .bind(&state)
+                    .bind(row.played_at)
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+                assert_eq!(done.rows_affected(), 1);
+                sqlx::query(BEFORE_INSERT)
+                    .bind(id)
+                    .bind(i64::from(row.ply))
+                    .bind(&row.text)
+                    .bind(row.first_clock_ms)
+                    .bind(row.second_clock_ms)
+                    .bind(row.played_at)
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+                tx.commit().await.unwrap();
+            }};
+        }
+        match self {
+            Meter::Sqlite(_, conn) => run!(conn),
+            Meter::Postgres(conn) => run!(conn),
+        }
+    }
+}
+
+/// Plays a Copenhagen game to ply 160 twice — once storing moves as this version does,
+/// once with the statements the server ran before — and prints the log bytes per move
+/// over plies 6-15 and 146-155, and the bytes of the snapshots over the whole game.
+async fn measure(db: Database, label: &str) {
+    let store = Store::open(&db.url, 4).await.unwrap();
+    let mut meter = Meter::open(&db).await;
+    for before in [true, false] {
+        let (id, mut session) = new_game(&store, GameKind::Copenhagen).await;
+        let snapshots = AtomicUsize::new(0);
+        let mut snapshot_bytes = 0;
+        let mut figures = Vec::new();
+        let mut start = 0;
+        for ply in 1..=160 {
+            assert!(next_move(&mut session));
+            if ply == 6 || ply == 146 {
+                start = meter.start().await;
+            }
+            if before {
+                meter.move_before(&id, &session).await;
+            } else if store_move(&store, &id, &session, &snapshots).await {
+                snapshot_bytes += session_json(&session).len();
+            }
+            if ply == 15 || ply == 155 {
+                figures.push((meter.position().await - start) / 10);
+            }
+        }
+        println!(
+            "{label} {}: log bytes per move over plies 6-15: {}, over plies 146-155: {}; \
+             session snapshots over the 160 plies: {} ({} bytes, {} a move)",
+            if before { "before" } else { "after" },
+            figures[0],
+            figures[1],
+            if before {
+                160
+            } else {
+                snapshots.load(Ordering::Relaxed)
+            },
+            if before { 0 } else { snapshot_bytes },
+            if before { 0 } else { snapshot_bytes / 160 },
+        );
+    }
+    store.close().await;
+}
+
+/// `cargo test --release -p server --test storage -- --ignored --nocapture bytes_written`
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not a check: run by hand"]
+async fn bytes_written_per_move_sqlite() {
+    let db = Database::fresh(common::Db::Sqlite).await.unwrap();
+    measure(db, "SQLite").await;
+}
+
+/// The same on PostgreSQL (the WAL position is the cluster's: run it on a quiet one).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not a check: run by hand"]
+async fn bytes_written_per_move_postgres() {
+    if let Some(db) = Database::fresh(common::Db::Postgres).await {
+        measure(db, "PostgreSQL").await;
+    }
+}
