@@ -41,6 +41,7 @@ async fn new_game(store: &Store, kind: GameKind) -> (String, Session) {
     let options = Options {
         control,
         takebacks: Takebacks::Never,
+        clock_start: session::ClockStart::FirstMove,
     };
     let session = Session::new(start, options, Timestamp::from_millis(T0));
     store

@@ -99,7 +99,7 @@ pub async fn load(store: &Store, id: &str) -> Result<Option<Session>, RestoreErr
 #[cfg(test)]
 mod tests {
     use game::{GameKind, Player};
-    use session::{AnyGame, Options, Takebacks};
+    use session::{AnyGame, ClockStart, Options, Takebacks};
 
     use super::*;
     use crate::live::session_json;
@@ -113,6 +113,7 @@ mod tests {
         let options = Options {
             control: "3+2".parse().unwrap(),
             takebacks: Takebacks::Never,
+            clock_start: ClockStart::FirstMove,
         };
         let mut now = Timestamp::from_millis(1_700_000_000_000);
         let mut session = Session::new(AnyGame::start(kind), options, now);
