@@ -84,8 +84,9 @@ impl Limiters {
     }
 }
 
-/// Most keys a [`GuessBudget`] remembers; past that, new keys are refused until old ones
-/// are forgotten (memory stays bounded whatever a client sends).
+/// Most keys a [`GuessBudget`] remembers (memory stays bounded whatever clients send);
+/// past that, failures of new keys go uncounted until old ones are forgotten (the
+/// per-address limit still bounds them) rather than refusing anyone.
 const GUESS_KEYS: usize = 200_000;
 
 /// A budget of failures per key (wrong passwords per account and address): `burst` at
@@ -144,7 +145,7 @@ impl<K: Clone + Eq + Hash> GuessBudget<K> {
     ///
     /// # Errors
     /// `rate_limited`, with the time until the next failure is forgiven, when the
-    /// budget is spent (or, with [`GUESS_KEYS`] keys remembered, for a new key).
+    /// budget is spent.
     pub fn check(&self, key: &K) -> Result<(), ApiError> {
         let now = std::time::Instant::now();
         let spent = self.spent();
@@ -152,7 +153,6 @@ impl<K: Clone + Eq + Hash> GuessBudget<K> {
             Some(s) if s.count >= self.limit.burst.max(1) => Err(ApiError::rate_limited(
                 (s.since + self.limit.period).saturating_duration_since(now),
             )),
-            None if spent.len() >= GUESS_KEYS => Err(ApiError::rate_limited(self.limit.period)),
             _ => Ok(()),
         }
     }
@@ -162,7 +162,11 @@ impl<K: Clone + Eq + Hash> GuessBudget<K> {
         let now = std::time::Instant::now();
         let mut spent = self.spent();
         if spent.len() >= GUESS_KEYS && !spent.contains_key(&key) {
-            return;
+            let period = self.limit.period;
+            spent.retain(|_, s| s.at(now, period).count > 0);
+            if spent.len() >= GUESS_KEYS {
+                return;
+            }
         }
         let entry = spent.entry(key).or_insert(Spent {
             count: 0,

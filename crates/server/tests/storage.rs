@@ -354,3 +354,117 @@ async fn bytes_written_per_move_postgres() {
         measure(db, "PostgreSQL").await;
     }
 }
+
+/// A server started on a database holding a game stored past its snapshots resumes it
+/// exactly: the same moves, revision, offers (the one stored at 40 lapsed with the moves
+/// after it) and clock of the side not to move.
+async fn a_server_resumes_a_game_from_snapshot_and_moves(db: Database) {
+    let server = common::TestServer::start(common::test_config(&db)).await;
+    let first = server.new_user("northman").await;
+    let second = server.new_user("southman").await;
+    server.stop().await;
+    let store = Store::open(&db.url, 4).await.unwrap();
+    let mut session = Session::new(
+        AnyGame::start(GameKind::Fetlar),
+        Options {
+            control: "10+5".parse().unwrap(),
+            takebacks: Takebacks::Never,
+        },
+        Timestamp::now(),
+    );
+    let record = store
+        .create_game(
+            &NewGame {
+                kind: GameKind::Fetlar,
+                first: Seat::User(first),
+                second: Seat::User(second),
+                time_control: "10+5".into(),
+                rated: false,
+                start_position: session.game().start_position_string(),
+                session_state: Some(session_json(&session)),
+            },
+            server::store::now_ms(),
+        )
+        .await
+        .unwrap();
+    // Played while no server ran (as a server killed after each write would leave it):
+    // 45 moves a few milliseconds apart, past the snapshot at 32, with an offer stored
+    // whole at 40.
+    let snapshots = AtomicUsize::new(0);
+    let start = Timestamp::now().as_millis();
+    for ply in 1..=45_u64 {
+        let legal = session.legal_any_moves();
+        let player = session.to_move();
+        let mv = legal[(ply as usize * 17) % legal.len()];
+        let mut game = session.game().clone();
+        game.play(mv);
+        let mv = if game.outcome().is_some() {
+            legal[0]
+        } else {
+            mv
+        };
+        session
+            .play_move(player, mv, Timestamp::from_millis(start + ply))
+            .unwrap();
+        store_move(&store, &record.id, &session, &snapshots).await;
+        if ply == 40 {
+            session
+                .offer_draw(Player::Second, Timestamp::from_millis(start + ply))
+                .unwrap();
+            store
+                .save_session_state(&record.id, &session_json(&session), (start + ply) as i64)
+                .await
+                .unwrap();
+        }
+    }
+    assert!(session.is_ongoing());
+    let stored = store.stored_session(&record.id).await.unwrap().unwrap();
+    assert_eq!((stored.snapshot_ply, stored.moves_after.len()), (40, 5));
+    store.close().await;
+
+    let server = common::TestServer::start(common::test_config(&db)).await;
+    let view = server
+        .client()
+        .get(&format!("/api/games/{}", record.id))
+        .await
+        .json();
+    assert_eq!(view["status"], "ongoing", "{view}");
+    assert_eq!(view["rev"], session.revision());
+    assert_eq!(
+        view["draw_offer"],
+        serde_json::to_value(session.draw_offer()).unwrap()
+    );
+    let texts: Vec<&str> = view["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    let played: Vec<&str> = session
+        .moves()
+        .iter()
+        .map(|m| m.info.text.as_str())
+        .collect();
+    assert_eq!(texts, played);
+    // The side not to move has its clock stopped: exactly as it was after its move.
+    let waiting = session.to_move().other();
+    let [first_ms, second_ms] = session
+        .clocks()
+        .both(Timestamp::now())
+        .unwrap()
+        .map(|d| u64::try_from(d.as_millis()).unwrap());
+    let (key, want) = match waiting {
+        Player::First => ("first_ms", first_ms),
+        Player::Second => ("second_ms", second_ms),
+    };
+    assert_eq!(view["clocks"][key], want, "{view}");
+    assert_eq!(
+        view["clocks"]["running"],
+        serde_json::to_value(session.to_move()).unwrap()
+    );
+    server.stop().await;
+}
+both!(
+    server_resumes,
+    a_server_resumes_a_game_from_snapshot_and_moves
+);
