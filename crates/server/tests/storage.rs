@@ -369,6 +369,7 @@ async fn a_server_resumes_a_game_from_snapshot_and_moves(db: Database) {
         Options {
             control: "10+5".parse().unwrap(),
             takebacks: Takebacks::Never,
+            clock_start: session::ClockStart::FirstMove,
         },
         Timestamp::now(),
     );
