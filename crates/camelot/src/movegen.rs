@@ -384,6 +384,19 @@ impl Position {
     /// Whether the side to move has a legal move, ignoring whether the game is over.
     #[must_use]
     pub fn has_legal_move(&self) -> bool {
+        // The common case first, without the jump squares `Context::new` computes: a
+        // piece free to move with an empty square beside it has a plain move, or, if
+        // capture is compulsory, a capture.
+        let side = self.side_to_move();
+        let own = self.pieces(side);
+        let own_castle = castle(side);
+        if (own & own_castle).is_empty() {
+            let movers = own - castle(side.other());
+            let empty = Bitboard::ALL - self.occupied();
+            if (movers.neighbours() & (empty - own_castle)).any() {
+                return true;
+            }
+        }
         Context::new(self).has_move()
     }
 

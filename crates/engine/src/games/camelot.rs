@@ -158,12 +158,25 @@ fn nearest(set: Bitboard, player: Player) -> u8 {
 
 /// Pieces of `victims` that a piece of `jumpers` could jump at once (an adjacent enemy
 /// with an empty square beyond; pieces in a castle cannot be jumped, S8).
+#[cfg(test)]
 fn exposed(victims: Bitboard, jumpers: Bitboard, empty: Bitboard) -> Bitboard {
     let mut out = Bitboard::EMPTY;
     for dir in Direction::ALL {
         out |= victims & jumpers.shift(dir) & empty.shift(dir.opposite());
     }
     out - CASTLES
+}
+
+/// [`exposed`] for both sides at once, `[White's pieces, Black's]`: the empty squares
+/// shifted once serve both.
+fn exposed_both(white: Bitboard, black: Bitboard, empty: Bitboard) -> [Bitboard; 2] {
+    let mut out = [Bitboard::EMPTY; 2];
+    for dir in Direction::ALL {
+        let beyond = empty.shift(dir.opposite());
+        out[0] |= white & black.shift(dir) & beyond;
+        out[1] |= black & white.shift(dir) & beyond;
+    }
+    [out[0] - CASTLES, out[1] - CASTLES]
 }
 
 /// The number of plain moves of `pieces` to empty neighbours: the eight shifted sets
@@ -196,6 +209,7 @@ impl CamelotEval {
         let w = &self.weights;
         let empty = Bitboard::ALL - pos.occupied();
         let to_move = pos.side_to_move();
+        let exposure = exposed_both(pos.pieces(Player::First), pos.pieces(Player::Second), empty);
         let mut score = 0;
         for player in Player::BOTH {
             let sign = if player == Player::First { 1 } else { -1 };
@@ -222,7 +236,7 @@ impl CamelotEval {
                 side += w.guard * guards * (7 - i32::from(nearest_enemy));
             }
 
-            let weak = exposed(own, enemy, empty).count() as i32;
+            let weak = exposure[player.index()].count() as i32;
             side -= weak
                 * if player == to_move {
                     w.exposed_to_move
@@ -347,6 +361,10 @@ mod tests {
                     .map(|dir| (own.shift(dir) & empty).count())
                     .sum();
                 assert_eq!(plain_moves(own, empty), naive);
+                assert_eq!(
+                    exposed_both(own, enemy, empty)[0],
+                    exposed(own, enemy, empty)
+                );
             }
         }
         // Every square's count up to eight is carried right.
@@ -421,6 +439,7 @@ mod tests {
         let empty = Bitboard::ALL - white - black;
         assert_eq!(exposed(black, white, empty), black);
         assert_eq!(exposed(white, black, empty), white);
+        assert_eq!(exposed_both(white, black, empty), [white, black]);
         let blocked = empty - Bitboard::from_square(d9);
         assert_eq!(exposed(black, white, blocked), Bitboard::EMPTY);
     }
