@@ -324,6 +324,38 @@ impl Position {
         }
     }
 
+    /// Appends the legal moves here that capture or enter the opponent's castle from
+    /// outside it (a search's forcing moves), in the order [`Position::legal_moves_into`]
+    /// gives them. When no capture is compulsory and no piece of the side to move stands
+    /// next to the opponent's castle (a canter's last leap goes over one), only a
+    /// knight's charge can be such a move, so only the knights' moves are generated.
+    pub fn forcing_moves_into(&self, out: &mut Vec<Move>) {
+        if self.static_outcome().is_some() {
+            return;
+        }
+        let context = Context::new(self);
+        let target = context.opp_castle;
+        let pieces = if context.must_capture()
+            || context.duty
+            || (context.own & target.neighbours()).any()
+        {
+            Bitboard::ALL
+        } else {
+            context.knights
+        };
+        let start = out.len();
+        context.generate(pieces, out);
+        let mut keep = start;
+        for i in start..out.len() {
+            let mv = out[i];
+            if mv.is_capture() || (target.contains(mv.to) && !target.contains(mv.from)) {
+                out[keep] = mv;
+                keep += 1;
+            }
+        }
+        out.truncate(keep);
+    }
+
     /// Every legal move here (see [`Position::legal_moves_into`]).
     #[must_use]
     pub fn legal_moves(&self) -> Vec<Move> {
@@ -352,6 +384,19 @@ impl Position {
     /// Whether the side to move has a legal move, ignoring whether the game is over.
     #[must_use]
     pub fn has_legal_move(&self) -> bool {
+        // The common case first, without the jump squares `Context::new` computes: a
+        // piece free to move with an empty square beside it has a plain move, or, if
+        // capture is compulsory, a capture.
+        let side = self.side_to_move();
+        let own = self.pieces(side);
+        let own_castle = castle(side);
+        if (own & own_castle).is_empty() {
+            let movers = own - castle(side.other());
+            let empty = Bitboard::ALL - self.occupied();
+            if (movers.neighbours() & (empty - own_castle)).any() {
+                return true;
+            }
+        }
         Context::new(self).has_move()
     }
 

@@ -113,8 +113,52 @@ const DISTANCE: [[u8; 256]; 2] = [
 
 const CASTLES: Bitboard = Bitboard::WHITE_CASTLE.union(Bitboard::BLACK_CASTLE);
 
+/// `WITHIN[player][d]`: the squares at most `d` king moves from `player`'s castle, so
+/// "the nearest enemy" and "pieces near home" are a few set operations, not a loop.
+const fn within_masks(player: Player) -> [Bitboard; 16] {
+    let distances = castle_distances(player);
+    let mut out = [Bitboard::EMPTY; 16];
+    let mut d = 0;
+    while d < 16 {
+        let mut i = 0;
+        while i < 160 {
+            let sq = camelot::Square::ALL[i];
+            if distances[sq.index()] as usize <= d {
+                out[d] = out[d].union(Bitboard::from_square(sq));
+            }
+            i += 1;
+        }
+        d += 1;
+    }
+    out
+}
+
+/// Guards count only while an enemy is this near the castle.
+const GUARD_RANGE: usize = 6;
+
+const WITHIN: [[Bitboard; 16]; 2] = [within_masks(Player::First), within_masks(Player::Second)];
+
+/// The (king-move) distance from `player`'s castle to the nearest square of `set` when
+/// it is at most [`GUARD_RANGE`], else `GUARD_RANGE + 1` (all the evaluation asks).
+#[inline]
+fn nearest(set: Bitboard, player: Player) -> u8 {
+    let rings = &WITHIN[player.index()];
+    if (set & rings[GUARD_RANGE]).is_empty() {
+        return GUARD_RANGE as u8 + 1;
+    }
+    let mut d = 0;
+    while d < 15 {
+        if (set & rings[d]).any() {
+            return d as u8;
+        }
+        d += 1;
+    }
+    15
+}
+
 /// Pieces of `victims` that a piece of `jumpers` could jump at once (an adjacent enemy
 /// with an empty square beyond; pieces in a castle cannot be jumped, S8).
+#[cfg(test)]
 fn exposed(victims: Bitboard, jumpers: Bitboard, empty: Bitboard) -> Bitboard {
     let mut out = Bitboard::EMPTY;
     for dir in Direction::ALL {
@@ -123,11 +167,39 @@ fn exposed(victims: Bitboard, jumpers: Bitboard, empty: Bitboard) -> Bitboard {
     out - CASTLES
 }
 
+/// [`exposed`] for both sides at once, `[White's pieces, Black's]`: the empty squares
+/// shifted once serve both.
+fn exposed_both(white: Bitboard, black: Bitboard, empty: Bitboard) -> [Bitboard; 2] {
+    let mut out = [Bitboard::EMPTY; 2];
+    for dir in Direction::ALL {
+        let beyond = empty.shift(dir.opposite());
+        out[0] |= white & black.shift(dir) & beyond;
+        out[1] |= black & white.shift(dir) & beyond;
+    }
+    [out[0] - CASTLES, out[1] - CASTLES]
+}
+
+/// The number of plain moves of `pieces` to empty neighbours: the eight shifted sets
+/// summed bit by bit with carry-save adders, so four population counts do the work of
+/// eight (a population count of four words is the costly part without a `popcnt`
+/// instruction).
 fn plain_moves(pieces: Bitboard, empty: Bitboard) -> u32 {
-    Direction::ALL
-        .into_iter()
-        .map(|dir| (pieces.shift(dir) & empty).count())
-        .sum()
+    let mut ones = Bitboard::EMPTY;
+    let mut twos = Bitboard::EMPTY;
+    let mut fours = Bitboard::EMPTY;
+    let mut eights = Bitboard::EMPTY;
+    for dir in Direction::ALL {
+        let add = pieces.shift(dir) & empty;
+        // ones + add, carrying into twos, fours, eights (at most 8 per square).
+        let carry1 = ones & add;
+        ones ^= add;
+        let carry2 = twos & carry1;
+        twos ^= carry1;
+        let carry4 = fours & carry2;
+        fours ^= carry2;
+        eights |= carry4;
+    }
+    ones.count() + 2 * twos.count() + 4 * fours.count() + 8 * eights.count()
 }
 
 impl CamelotEval {
@@ -137,6 +209,7 @@ impl CamelotEval {
         let w = &self.weights;
         let empty = Bitboard::ALL - pos.occupied();
         let to_move = pos.side_to_move();
+        let exposure = exposed_both(pos.pieces(Player::First), pos.pieces(Player::Second), empty);
         let mut score = 0;
         for player in Player::BOTH {
             let sign = if player == Player::First { 1 } else { -1 };
@@ -155,22 +228,15 @@ impl CamelotEval {
                 side += w.advance * (15 - i32::from(distance));
             }
 
-            let home = &DISTANCE[player.index()];
-            let nearest_enemy = enemy
-                .into_iter()
-                .map(|sq| home[sq.index()])
-                .min()
-                .unwrap_or(15);
-            if nearest_enemy <= 6 {
-                let guards = own
-                    .into_iter()
-                    .filter(|sq| home[sq.index()] <= 2)
+            let nearest_enemy = nearest(enemy, player);
+            if usize::from(nearest_enemy) <= GUARD_RANGE {
+                let guards = (own & WITHIN[player.index()][2])
                     .count()
-                    .min(w.guards_wanted as usize) as i32;
+                    .min(w.guards_wanted) as i32;
                 side += w.guard * guards * (7 - i32::from(nearest_enemy));
             }
 
-            let weak = exposed(own, enemy, empty).count() as i32;
+            let weak = exposure[player.index()].count() as i32;
             side -= weak
                 * if player == to_move {
                     w.exposed_to_move
@@ -181,10 +247,6 @@ impl CamelotEval {
             score += sign * side;
         }
         score
-    }
-
-    fn castle_entry(&self, pos: &Position, mv: Move) -> bool {
-        castle(pos.side_to_move().other()).contains(mv.to)
     }
 }
 
@@ -217,30 +279,25 @@ impl Evaluator<Camelot> for CamelotEval {
 
     fn tactical_scores(&self, game: &Camelot, moves: &[Move], scores: &mut [i32]) {
         let pos = game.position();
+        let target = castle(pos.side_to_move().other());
         for (mv, score) in moves.iter().zip(scores.iter_mut()) {
-            *score = 1000 * mv.capture_count() as i32;
-            if self.castle_entry(pos, *mv) && !castle(pos.side_to_move().other()).contains(mv.from)
-            {
+            // Most moves capture nothing: a test of the set is cheaper than counting it.
+            *score = if mv.is_capture() {
+                1000 * mv.capture_count() as i32
+            } else {
+                0
+            };
+            if target.contains(mv.to) && !target.contains(mv.from) {
                 *score += 5000;
             }
         }
     }
 
+    /// Captures and entries into the enemy castle. The search asks only in positions
+    /// whose game is not over (repetition included), so the position's own generator,
+    /// which skips the pieces that cannot make such a move, is enough.
     fn forcing_moves(&self, game: &Camelot, _threats: bool, out: &mut Vec<Move>) {
-        let pos = game.position();
-        let start = out.len();
-        game.legal_moves(out);
-        let mut keep = start;
-        for i in start..out.len() {
-            let mv = out[i];
-            let entry =
-                self.castle_entry(pos, mv) && !castle(pos.side_to_move().other()).contains(mv.from);
-            if mv.is_capture() || entry {
-                out[keep] = mv;
-                keep += 1;
-            }
-        }
-        out.truncate(keep);
+        game.position().forcing_moves_into(out);
     }
 
     fn history_size(&self) -> usize {
@@ -270,6 +327,102 @@ mod tests {
     }
 
     #[test]
+    fn set_operations_agree_with_the_square_by_square_terms() {
+        // Along a real game: the nearest enemy, the guards and the plain moves, as the
+        // carry-save and ring-mask forms compute them and square by square.
+        let mut game = Camelot::start();
+        let moves =
+            "D6-F8 H11-F9 C6-E8-G8 J11-H11 H6-H8 E11-G9 J6-H6 C11-E11 I6-I8 D11-D9 I8-J9 D10-D8xD6";
+        for text in std::iter::once("").chain(moves.split_whitespace()) {
+            if !text.is_empty() {
+                game.play_text(text).unwrap();
+            }
+            let pos = *game.position();
+            let empty = Bitboard::ALL - pos.occupied();
+            for player in Player::BOTH {
+                let own = pos.pieces(player);
+                let enemy = pos.pieces(player.other());
+                let home = &DISTANCE[player.index()];
+                let slow = enemy
+                    .into_iter()
+                    .map(|sq| home[sq.index()])
+                    .min()
+                    .unwrap_or(15);
+                let want = if usize::from(slow) <= GUARD_RANGE {
+                    slow
+                } else {
+                    GUARD_RANGE as u8 + 1
+                };
+                assert_eq!(nearest(enemy, player), want);
+                let guards = own.into_iter().filter(|sq| home[sq.index()] <= 2).count() as u32;
+                assert_eq!((own & WITHIN[player.index()][2]).count(), guards);
+                let naive: u32 = Direction::ALL
+                    .into_iter()
+                    .map(|dir| (own.shift(dir) & empty).count())
+                    .sum();
+                assert_eq!(plain_moves(own, empty), naive);
+                assert_eq!(
+                    exposed_both(own, enemy, empty)[0],
+                    exposed(own, enemy, empty)
+                );
+            }
+        }
+        // Every square's count up to eight is carried right.
+        let all = Bitboard::ALL;
+        let naive: u32 = Direction::ALL
+            .into_iter()
+            .map(|d| (all.shift(d) & all).count())
+            .sum();
+        assert_eq!(plain_moves(all, all), naive);
+    }
+
+    #[test]
+    fn forcing_moves_are_the_legal_captures_and_castle_entries_in_order() {
+        // Deterministic random games (capturing ones preferred, so pieces thin out and
+        // reach the castles): at every position the shortcut generator gives exactly the
+        // legal moves that capture or enter the enemy castle, in the same order.
+        let eval = CamelotEval::default();
+        let mut checked_entries = 0;
+        for seed in 0..24u64 {
+            let mut game = Camelot::start();
+            let mut state = seed;
+            for _ in 0..300 {
+                if game.outcome().is_some() {
+                    break;
+                }
+                let mut legal = Vec::new();
+                game.legal_moves(&mut legal);
+                let target = castle(game.to_move().other());
+                let want: Vec<Move> = legal
+                    .iter()
+                    .copied()
+                    .filter(|mv| {
+                        mv.is_capture() || (target.contains(mv.to) && !target.contains(mv.from))
+                    })
+                    .collect();
+                checked_entries += want.iter().filter(|mv| target.contains(mv.to)).count();
+                let mut got = Vec::new();
+                eval.forcing_moves(&game, false, &mut got);
+                assert_eq!(got, want, "{}", game.position_string());
+                let (next, pick) = game::splitmix64(state);
+                state = next;
+                // Toward the enemy castle half the time, so games end by castle entries too.
+                let toward = |mv: &Move| DISTANCE[game.to_move().other().index()][mv.to.index()];
+                let mv = if pick % 2 == 0 {
+                    *legal
+                        .iter()
+                        .min_by_key(|mv| (toward(mv), mv.to.index()))
+                        .unwrap()
+                } else {
+                    legal[(pick >> 8) as usize % legal.len()]
+                };
+                game.play(mv);
+            }
+        }
+        assert!(checked_entries > 0, "some castle entries were seen");
+    }
+
+    #[test]
     fn the_start_is_symmetric() {
         let eval = CamelotEval::default();
         let pos = Position::start();
@@ -286,6 +439,7 @@ mod tests {
         let empty = Bitboard::ALL - white - black;
         assert_eq!(exposed(black, white, empty), black);
         assert_eq!(exposed(white, black, empty), white);
+        assert_eq!(exposed_both(white, black, empty), [white, black]);
         let blocked = empty - Bitboard::from_square(d9);
         assert_eq!(exposed(black, white, blocked), Bitboard::EMPTY);
     }
