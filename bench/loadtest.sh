@@ -24,3 +24,12 @@ run lobby1000 --pairs 10 --lobby 1000 --duration "${secs}s" --max-sockets 2000
 run idle2000 --pairs 10 --idle-spectators 2000 --idle-games 20 --duration "${secs}s"
 # A hostile client beside 4 games and an honest player's AI game.
 run hostile --pairs 4 --hostile --duration "$((secs * 2))s"
+# 1,100 connections that never finish their headers, the server held to 1,024 open
+# files (a common default): does /health still answer within 2 s?
+wrapper="$out/kingstable-1024.sh"
+printf '#!/bin/sh\nulimit -n 1024\nexec "%s" "$@"\n' "$(realpath "$bin")" > "$wrapper"
+chmod +x "$wrapper"
+bin=$wrapper run health1100 --pairs 2 --hostile --slow-connections 1100 --flood-ai-games 0 \
+    --rematch-chain 0 --flood-analyses 0 --duration "${secs}s"
+# 500 games at 1-3 s a move: round trips under many slow games.
+run think500 --pairs 500 --think 1000-3000 --duration "$((secs * 2))s"

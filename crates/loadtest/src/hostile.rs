@@ -121,6 +121,11 @@ pub async fn run(target: Target, settings: HostileSettings, until: Instant) -> H
         }
     }
     let mut flooder = Identity::new();
+    // The chain first: its first game counts against the creation limit, its rematches
+    // (on the server of issue 19's start) do not.
+    if let Err(error) = rematch_chain(&target, &settings, &mut flooder, until, &mut report).await {
+        report.errors.push(format!("rematch chain: {error:#}"));
+    }
     let flood = flood(&target, &settings, &mut flooder, until, &mut report).await;
     let mut analysis_sockets = Vec::new();
     for _ in 0..settings.analyses {
@@ -130,9 +135,6 @@ pub async fn run(target: Target, settings: HostileSettings, until: Instant) -> H
         }
     }
     report.analyses = analysis_sockets.len() as u64;
-    if let Err(error) = rematch_chain(&target, &settings, &mut flooder, until, &mut report).await {
-        report.errors.push(format!("rematch chain: {error:#}"));
-    }
     tokio::time::sleep_until(until.into()).await;
     drop(analysis_sockets);
     for task in flood {
