@@ -91,6 +91,7 @@ export default {
   'lobby.accept_label': 'Jouer contre {player} : {game}, {time}',
   'lobby.rated': 'Classée',
   'lobby.casual': 'Amicale',
+  'lobby.accepted': 'Votre défi a été accepté : la partie commence.',
 
   // Regarder
   'watch.title': 'Parties en cours',
@@ -98,6 +99,7 @@ export default {
   'watch.all': 'Tout voir',
   'watch.intro': 'Chaque plateau se met à jour en direct. Ouvrez-en un pour le suivre coup par coup.',
   'watch.none': 'Personne ne joue en ce moment.',
+  'watch.more': '{count} parties en cours ; les {shown} plus récentes sont ici.',
   'watch.game_label': '{game} : {first} contre {second}',
 
   // La partie

@@ -91,6 +91,7 @@ export default {
   'lobby.accept_label': 'Gioca contro {player}: {game}, {time}',
   'lobby.rated': 'Valida',
   'lobby.casual': 'Amichevole',
+  'lobby.accepted': 'La tua sfida è stata accettata: la partita è iniziata.',
 
   // Guarda
   'watch.title': 'Partite in corso',
@@ -98,6 +99,7 @@ export default {
   'watch.all': 'Vedi tutte',
   'watch.intro': 'Ogni scacchiera si aggiorna dal vivo. Aprine una per seguirla mossa per mossa.',
   'watch.none': 'Nessuno sta giocando in questo momento.',
+  'watch.more': 'Si giocano {count} partite; qui le {shown} più recenti.',
   'watch.game_label': '{game}: {first} contro {second}',
 
   // La partita
