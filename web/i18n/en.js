@@ -91,6 +91,7 @@ export default {
   'lobby.accept_label': 'Play {player}: {game}, {time}',
   'lobby.rated': 'Rated',
   'lobby.casual': 'Casual',
+  'lobby.accepted': 'Your challenge was accepted: the game is on.',
 
   // Watch
   'watch.title': 'Games being played now',
@@ -98,6 +99,7 @@ export default {
   'watch.all': 'See all',
   'watch.intro': 'Every board updates live. Open one to follow it move by move.',
   'watch.none': 'Nobody is playing right now.',
+  'watch.more': '{count} games are being played; the {shown} newest are shown here.',
   'watch.game_label': '{game}: {first} against {second}',
 
   // The game page
@@ -283,7 +285,6 @@ export default {
   'error.not_found': 'Not found.',
   'error.rate_limited': 'Too many requests. Wait a moment and try again.',
   'error.signin_needed': 'Sign in first.',
-  'error.server': 'The server said:',
   'error.bad_request': "The server could not use that request. Reload the page and try again.",
   'error.body_too_large': "That is too large to send.",
   'error.cross_origin': "That request came from another site and was refused.",

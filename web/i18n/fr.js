@@ -91,6 +91,7 @@ export default {
   'lobby.accept_label': 'Jouer contre {player} : {game}, {time}',
   'lobby.rated': 'Classée',
   'lobby.casual': 'Amicale',
+  'lobby.accepted': 'Votre défi a été accepté : la partie commence.',
 
   // Regarder
   'watch.title': 'Parties en cours',
@@ -98,6 +99,7 @@ export default {
   'watch.all': 'Tout voir',
   'watch.intro': 'Chaque plateau se met à jour en direct. Ouvrez-en un pour le suivre coup par coup.',
   'watch.none': 'Personne ne joue en ce moment.',
+  'watch.more': '{count} parties en cours ; les {shown} plus récentes sont ici.',
   'watch.game_label': '{game} : {first} contre {second}',
 
   // La partie
@@ -283,7 +285,6 @@ export default {
   'error.not_found': 'Introuvable.',
   'error.rate_limited': 'Trop de requêtes. Patientez un instant et réessayez.',
   'error.signin_needed': 'Connectez-vous d’abord.',
-  'error.server': 'Le serveur a répondu :',
   'error.bad_request': "Le serveur n'a pas pu utiliser cette requête. Rechargez la page et réessayez.",
   'error.body_too_large': "C'est trop volumineux pour être envoyé.",
   'error.cross_origin': "Cette requête venait d’un autre site et a été refusée.",

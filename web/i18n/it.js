@@ -91,6 +91,7 @@ export default {
   'lobby.accept_label': 'Gioca contro {player}: {game}, {time}',
   'lobby.rated': 'Valida',
   'lobby.casual': 'Amichevole',
+  'lobby.accepted': 'La tua sfida è stata accettata: la partita è iniziata.',
 
   // Guarda
   'watch.title': 'Partite in corso',
@@ -98,6 +99,7 @@ export default {
   'watch.all': 'Vedi tutte',
   'watch.intro': 'Ogni scacchiera si aggiorna dal vivo. Aprine una per seguirla mossa per mossa.',
   'watch.none': 'Nessuno sta giocando in questo momento.',
+  'watch.more': 'Si giocano {count} partite; qui le {shown} più recenti.',
   'watch.game_label': '{game}: {first} contro {second}',
 
   // La partita
@@ -283,7 +285,6 @@ export default {
   'error.not_found': 'Non trovato.',
   'error.rate_limited': 'Troppe richieste. Aspetta un momento e riprova.',
   'error.signin_needed': 'Prima accedi.',
-  'error.server': 'Il server dice:',
   'error.bad_request': "Il server non ha potuto usare questa richiesta. Ricarica la pagina e riprova.",
   'error.body_too_large': "È troppo grande per essere inviato.",
   'error.cross_origin': "La richiesta veniva da un altro sito ed è stata rifiutata.",

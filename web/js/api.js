@@ -82,8 +82,8 @@ export const api = {
   join: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/join`),
   /** @param {string} id @returns {Promise<{id?: string}>} */
   rematch: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/rematch`),
-  /** @returns {Promise<import('./types.js').LiveGame[]>} */
-  liveGames: () => request('GET', '/api/games?status=live'),
+  /** @param {number} [page] @returns {Promise<import('./types.js').LivePage>} */
+  liveGames: (page = 1) => request('GET', `/api/games?status=live&page=${page}`),
   /** @param {{kind: GameKind, time_control: string, side: Side | "random", rated: boolean}} c @returns {Promise<{id: string}>} */
   createChallenge: (c) => request('POST', '/api/challenges', c),
   /** @returns {Promise<import('./types.js').Challenge[]>} */

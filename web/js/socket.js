@@ -1,6 +1,8 @@
 // One WebSocket with reconnection and revision tracking. A game socket says hello with
 // the last revision it saw, so after a dropped connection the server sends exactly what
-// was missed (or a full state); nothing is lost.
+// was missed (or a full state); nothing is lost. The lobby socket needs no hello: it
+// starts with a snapshot. (A server may close a socket whose page stops reading, e.g. a
+// tab frozen in the background: it reconnects and catches up like any other.)
 
 /**
  * @typedef {object} SocketOptions
@@ -73,7 +75,8 @@ export class Socket {
 
   retry() {
     if (this.closed) return;
-    const delay = DELAYS[Math.min(this.attempt, DELAYS.length - 1)];
+    // Spread out: after a server restart every page reconnects, and not all at once.
+    const delay = DELAYS[Math.min(this.attempt, DELAYS.length - 1)] * (0.5 + Math.random());
     this.attempt += 1;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.connect(), delay);

@@ -63,13 +63,23 @@
 
 /** @typedef {{first_ms: number, second_ms: number, running: Side | null}} Clocks */
 
+/** @typedef {"waiting" | "ongoing" | "finished" | "aborted"} GameStatus */
+
+/**
+ * What a player may send now: the tag of the client message that does it.
+ * @typedef {"abort" | "resign" | "draw_offer" | "draw_accept" | "draw_decline" |
+ *   "takeback" | "takeback_accept" | "takeback_decline" | "rematch"} ActionName
+ */
+
+/** What each player may do now (the server says; the page shows it). @typedef {{first: ActionName[], second: ActionName[]}} Actions */
+
 /**
  * The `game` object of a `state` message and of `GET /api/games/{id}`.
  * @typedef {object} GameState
  * @property {string} id
  * @property {GameKind} kind
  * @property {number} rev
- * @property {"waiting" | "ongoing" | "finished" | "aborted"} status
+ * @property {GameStatus} status
  * @property {GameResult | null} result
  * @property {PlayerInfo[]} players
  * @property {Side | null} you
@@ -88,6 +98,7 @@
  * @property {number} watchers
  * @property {Absence[]} [absent] the players who left a live game, and when the opponent
  *   may claim against them
+ * @property {Actions} actions
  */
 
 /**
@@ -106,7 +117,10 @@
  * @property {string} time_control
  * @property {boolean} rated
  * @property {number} watchers
+ * @property {number} created_at
  */
+
+/** `GET /api/games?status=live`: a page of the games being played. @typedef {{games: LiveGame[], page: number, pages: number, total: number}} LivePage */
 
 /**
  * An open challenge in the lobby.
@@ -116,8 +130,52 @@
  * @property {string} time_control
  * @property {Side | "random"} side
  * @property {boolean} rated
- * @property {string} [by] the challenger's name
- * @property {number | null} [rating]
+ * @property {string | null} by the challenger's name
+ * @property {number} created_at
+ * @property {number} expires_at when it lapses unless accepted
+ */
+
+/**
+ * One change of a game (`events` message).
+ * @typedef {{revision: number, at: number} & (
+ *   {type: "moved", player: Side, move: MoveInfo, clocks: unknown, outcome: GameResult | null} |
+ *   {type: "takeback_requested" | "takeback_declined" | "draw_offered" | "draw_declined", by: Side} |
+ *   {type: "aborted", by: Side, reason?: "asked" | "no_first_move" | "abandoned"} |
+ *   {type: "resumed", paused_ms: number, clocks: unknown} |
+ *   {type: "taken_back", by: Side, plies: number, clocks: unknown} |
+ *   {type: "ended", outcome: GameResult, clocks: unknown})} GameEvent
+ */
+
+/**
+ * What changed from `from_rev` to `rev`, and the game after it.
+ * @typedef {object} EventsMessage
+ * @property {"events"} t
+ * @property {number} from_rev
+ * @property {number} rev
+ * @property {GameEvent[]} events
+ * @property {GameStatus} status
+ * @property {GameResult | null} result
+ * @property {BoardView} board
+ * @property {MoveInfo[]} legal_moves filled only for the side to move
+ * @property {Clocks | null} clocks
+ * @property {Side | null} draw_offer
+ * @property {Side | null} takeback_request
+ * @property {Actions} actions
+ */
+
+/**
+ * What the server sends on `/ws/game/{id}`.
+ * @typedef {{t: "state", game: GameState} | EventsMessage | {t: "clocks", clocks: Clocks | null} |
+ *   {t: "watchers", count: number} | {t: "rematch", id: string} | {t: "absent", absent: Absence[]} |
+ *   {t: "error", code: string, message: string} | {t: "pong"}} GameSocketMessage
+ */
+
+/**
+ * What the server sends on `/ws/lobby`.
+ * @typedef {{t: "snapshot", v: number, games: LiveGame[], live: number, challenges: Challenge[]} |
+ *   {t: "changes", v: number, games_added: LiveGame[], games_changed: LiveGame[], games_removed: string[],
+ *    live: number, challenges_added: Challenge[], challenges_removed: string[]} |
+ *   {t: "challenge_accepted", challenge: string, game: string} | {t: "pong"}} LobbySocketMessage
  */
 
 /** @typedef {{cp: number} | {win_in: number} | {loss_in: number}} Score */

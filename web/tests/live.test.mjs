@@ -1,5 +1,6 @@
 // Live games end to end, as players act, against a real `kingstable serve` on 127.0.0.1:
-// a game against the AI to a result; two players by link while a third watches; a
+// a game against the AI to a result; two players by link while a third watches; a lobby
+// challenge whose poster is taken into the game when someone accepts it; a
 // Camelot multi-jump chosen in the path picker; a clock running out; reconnecting after
 // the server is killed mid-game; the analysis page's evaluation (docs/API.md).
 import { test, before, after } from 'node:test';
@@ -172,6 +173,41 @@ test('two players by link while a third watches and sees every move', { skip, ti
   await shot(b.page, 'live-friend-phone');
   await shot(c.page, 'live-watcher-desktop');
   for (const p of [a, b, c]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
+
+test('a challenge accepted in the lobby takes its poster into the game', { skip, timeout: 120000 }, async () => {
+  const a = await player();
+  const b = await player();
+  await go(a.page, '/');
+  await a.page.click('#tab-lobby');
+  await a.page.click('label[for="kind-fetlar"]');
+  await a.page.click('label[for="side-first"]');
+  await a.page.selectOption('#time-control', 'untimed');
+  await a.page.click('#play-button');
+  // The lobby socket brings the new challenge to every home page, the poster's too.
+  await a.page.waitForSelector('tr[data-challenge]');
+  const challenge = await a.page.getAttribute('tr[data-challenge]', 'data-challenge');
+  await go(b.page, '/');
+  await b.page.click(`tr[data-challenge="${challenge}"] .btn--primary`);
+  await b.page.waitForURL(/\/game\//);
+  // The poster goes there too, at once, and is told why.
+  await a.page.waitForURL(/\/game\//, { timeout: 10000 });
+  assert.equal(new URL(a.page.url()).pathname, new URL(b.page.url()).pathname);
+  await a.page.waitForSelector('.toast:has-text("accepted")');
+  await a.page.waitForSelector('.kt-board[data-interactive="true"]');
+  // What each may do is what the server says: both may still abort, nobody may take back.
+  assert.equal(await a.page.locator('[data-action="abort"]').count(), 1);
+  assert.equal(await a.page.locator('[data-action="takeback"]').count(), 0);
+  await playAny(a.page);
+  await waitPlies(b.page, 1);
+  await playAny(b.page);
+  await waitPlies(a.page, 2);
+  await a.page.waitForSelector('[data-action="abort"]', { state: 'detached' });
+  assert.equal(await a.page.locator('[data-action="resign"]').count(), 1);
+  for (const p of [a, b]) {
     assert.deepEqual(p.errors, []);
     await p.context.close();
   }

@@ -19,6 +19,7 @@ const game = {
   you: null, time_control: '5+3', rated: false, board: fx.board,
   start_board: start ? start.board : undefined,
   moves: fx.moves, legal_moves: [], clocks: null, draw_offer: null, takeback_request: null, watchers: 0,
+  actions: { first: [], second: [] },
 };
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 main.append(gameViewer(game).el);

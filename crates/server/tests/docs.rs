@@ -32,6 +32,30 @@ fn every_endpoint_is_documented() {
     }
 }
 
+#[test]
+fn every_socket_message_and_action_is_documented_with_an_example() {
+    let doc = api_md();
+    for tag in server::live::ServerMessage::TAGS
+        .into_iter()
+        .chain(server::live::LobbyMessage::TAGS)
+    {
+        let example = format!("{{\"t\":\"{tag}\"");
+        let spaced = format!("{{\"t\": \"{tag}\"");
+        assert!(
+            doc.contains(&example) || doc.contains(&spaced),
+            "docs/API.md has no example of the {tag} message"
+        );
+    }
+    for action in server::live::Action::ALL {
+        let name = serde_json::to_value(action).unwrap();
+        let quoted = format!("`{}`", name.as_str().unwrap());
+        assert!(
+            doc.contains(&quoted),
+            "docs/API.md does not name the action {quoted}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_listed_endpoint_is_routed() {
     let db = Database::fresh(Db::Sqlite).await.expect("sqlite");

@@ -272,7 +272,11 @@ async fn whole_games_between_two_players_with_a_spectator(db: Database) {
         assert_eq!(view["status"], "finished");
         let live = c.get("/api/games?status=live").await.json();
         assert!(
-            live.as_array().unwrap().iter().all(|g| g["id"] != id),
+            live["games"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|g| g["id"] != id),
             "{live}"
         );
     }
@@ -689,7 +693,11 @@ async fn refusals_change_nothing(db: Database) {
     let before = first.state().await;
     let live = a.get("/api/games?status=live").await.json();
     assert!(
-        live.as_array().unwrap().iter().any(|g| g["id"] == id),
+        live["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == id),
         "{live}"
     );
     // A spectator's move, a move out of turn, an illegal move, a stale one, nonsense.

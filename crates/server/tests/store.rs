@@ -70,10 +70,11 @@ async fn challenges_open_accept_cancel(db: Database) {
         second.creator.guest_name.as_deref(),
         Some(guest.name.as_str())
     );
-    let open = store.open_challenges(10).await.unwrap();
+    // Newest first.
+    let open = store.open_challenges(10, now_ms()).await.unwrap();
     assert_eq!(
         open.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
-        [&first.id, &second.id]
+        [&second.id, &first.id]
     );
     assert!(matches!(
         store
@@ -111,12 +112,90 @@ async fn challenges_open_accept_cancel(db: Database) {
     assert_eq!(accepted.game_id.as_deref(), Some(made.id.as_str()));
     let late = store.accept_challenge(&first.id, &game, now_ms()).await;
     assert!(matches!(late, Err(StoreError::Conflict(_))), "{late:?}");
-    assert!(store.open_challenges(10).await.unwrap().is_empty());
+    assert!(
+        store
+            .open_challenges(10, now_ms())
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let live = store.live_games().await.unwrap();
     assert_eq!(live.len(), 1, "the refused acceptance stored no game");
     server.stop().await;
 }
 both!(challenges, challenges_open_accept_cancel);
+
+/// A live challenge lapses after 30 minutes, a correspondence one after a week; a
+/// poster's live challenges can be withdrawn at once (they left the lobby), their
+/// correspondence ones stay.
+async fn challenges_lapse_and_leave_with_their_poster(db: Database) {
+    let server = TestServer::start(test_config(&db)).await;
+    let store = &server.state.store;
+    let poster = sign_up(&server, "poster").await;
+    let seat = Seat::User(poster.clone());
+    let new = |time_control: &str| NewChallenge {
+        kind: GameKind::Copenhagen,
+        time_control: time_control.into(),
+        side: ChallengeSide::Random,
+        rated: false,
+        creator: seat.clone(),
+    };
+    let now = now_ms();
+    let minute = 60 * 1000;
+    let day = 24 * 60 * minute;
+    let stale_live = store
+        .create_challenge(&new("5+3"), now - 31 * minute)
+        .await
+        .unwrap();
+    let fresh_live = store
+        .create_challenge(&new("untimed"), now - 29 * minute)
+        .await
+        .unwrap();
+    let old_mail = store
+        .create_challenge(&new("3d"), now - 8 * day)
+        .await
+        .unwrap();
+    let mail = store
+        .create_challenge(&new("3d"), now - 2 * day)
+        .await
+        .unwrap();
+    assert_eq!(stale_live.expires_at(), stale_live.created_at + 30 * minute);
+    assert_eq!(mail.expires_at(), mail.created_at + 7 * day);
+    let ids =
+        |list: Vec<server::store::Challenge>| list.into_iter().map(|c| c.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(store.open_challenges(10, now).await.unwrap()),
+        [fresh_live.id.clone(), mail.id.clone()]
+    );
+    assert_eq!(
+        ids(store.open_challenges_of(&seat, now).await.unwrap()),
+        [fresh_live.id.clone(), mail.id.clone()]
+    );
+    let mut expired = store.expire_challenges(now).await.unwrap();
+    expired.sort();
+    let mut want = vec![stale_live.id.clone(), old_mail.id.clone()];
+    want.sort();
+    assert_eq!(expired, want);
+    assert_eq!(
+        store.challenge(&old_mail.id).await.unwrap().unwrap().status,
+        ChallengeStatus::Cancelled
+    );
+    assert!(store.expire_challenges(now).await.unwrap().is_empty());
+    // The poster leaves: the live challenge goes, the correspondence one stays.
+    assert_eq!(
+        store.cancel_live_challenges_of(&seat).await.unwrap(),
+        [fresh_live.id]
+    );
+    assert_eq!(
+        ids(store.open_challenges(10, now).await.unwrap()),
+        [mail.id]
+    );
+    server.stop().await;
+}
+both!(
+    challenge_lifetimes,
+    challenges_lapse_and_leave_with_their_poster
+);
 
 async fn simultaneous_finishes_lose_no_rating_update(db: Database) {
     let server = TestServer::start(test_config(&db)).await;

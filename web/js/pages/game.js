@@ -1,7 +1,7 @@
 // A game: the board, both players and clocks, the moves, the actions (resign, draw,
 // takeback against the AI, abort, rematch), the result in words, and the watchers. The
 // game socket keeps it live and catches up after a dropped connection.
-import { h, toast, confirmDialog, errorNotice, errorText, setTitle, timeControlText, copyLink } from '../ui.js';
+import { h, toast, confirmDialog, errorNotice, errorText, errorCodeText, setTitle, timeControlText, copyLink } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { Socket } from '../socket.js';
@@ -17,17 +17,8 @@ import { playSound } from '../sound.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').Side} Side */
-/** @typedef {import('../types.js').PlayedMove} PlayedMove */
-
-/** What an error code from the game socket says to the player. */
-const SOCKET_ERRORS = {
-  not_your_turn: 'error.not_your_turn',
-  illegal_move: 'error.illegal_move',
-  game_over: 'error.game_over',
-  not_a_player: 'error.not_a_player',
-  rate_limited: 'error.rate_limited',
-  bad_message: 'error.bad_message',
-};
+/** @typedef {import('../types.js').EventsMessage} EventsMessage */
+/** @typedef {import('../types.js').GameSocketMessage} GameSocketMessage */
 
 /**
  * @param {Side} side
@@ -169,7 +160,7 @@ export async function render(main, [id]) {
       const turn = sideName(game.kind, game.board.to_move);
       items.push(h('p', { class: 'play__turn' }, game.you === game.board.to_move ? t('play.your_turn') : t('play.turn', { side: turn })));
     }
-    if (game.status === 'ongoing' && game.draw_offer && game.you && game.draw_offer !== game.you) {
+    if (mine().includes('draw_accept')) {
       items.push(h('div', { class: 'notice stack' }, h('p', null, t('play.draw_offered')),
         h('div', { class: 'btn-row' },
           h('button', { type: 'button', class: 'btn btn--small btn--primary', onclick: () => socket.send({ t: 'draw_accept' }) }, t('play.accept')),
@@ -192,7 +183,7 @@ export async function render(main, [id]) {
         }
       }
     }
-    if (game.status === 'ongoing' && game.takeback_request && game.you && game.takeback_request !== game.you) {
+    if (mine().includes('takeback_accept')) {
       items.push(h('div', { class: 'notice stack' }, h('p', null, t('play.takeback_asked')),
         h('div', { class: 'btn-row' },
           h('button', { type: 'button', class: 'btn btn--small btn--primary', onclick: () => socket.send({ t: 'takeback_accept' }) }, t('play.accept')),
@@ -201,11 +192,15 @@ export async function render(main, [id]) {
     status.replaceChildren(...items);
   }
 
+  /** What this visitor may do now, as the server says. */
+  function mine() {
+    return game.you && game.actions ? game.actions[game.you] : [];
+  }
+
   function drawActions() {
     const buttons = [];
-    const you = game.you;
-    const vsAi = game.players.some((p) => p.ai);
-    if (game.status === 'waiting' && !you) {
+    const may = mine();
+    if (game.status === 'waiting' && !game.you) {
       buttons.push(h('button', {
         type: 'button', class: 'btn btn--primary', id: 'join', onclick: async () => {
           try {
@@ -219,19 +214,11 @@ export async function render(main, [id]) {
         },
       }, t('play.join')));
     }
-    if (you && (game.status === 'ongoing' || game.status === 'waiting')) {
-      if (game.moves.length < 2) {
-        buttons.push(action('abort', t('play.abort'), t('play.confirm_abort')));
-      }
-      if (game.status === 'ongoing') {
-        buttons.push(action('resign', t('play.resign'), t('play.confirm_resign'), 'btn--danger'));
-        if (!game.draw_offer) buttons.push(action('draw_offer', t('play.offer_draw'), t('play.confirm_draw')));
-        if (vsAi && game.moves.some((m) => m.player === you)) {
-          buttons.push(action('takeback', t('play.takeback'), t('play.confirm_takeback')));
-        }
-      }
-    }
-    if (you && game.status === 'finished') {
+    if (may.includes('abort')) buttons.push(action('abort', t('play.abort'), t('play.confirm_abort')));
+    if (may.includes('resign')) buttons.push(action('resign', t('play.resign'), t('play.confirm_resign'), 'btn--danger'));
+    if (may.includes('draw_offer')) buttons.push(action('draw_offer', t('play.offer_draw'), t('play.confirm_draw')));
+    if (may.includes('takeback')) buttons.push(action('takeback', t('play.takeback'), t('play.confirm_takeback')));
+    if (may.includes('rematch')) {
       buttons.push(h('button', {
         type: 'button', class: 'btn btn--primary', id: 'rematch', onclick: async () => {
           try {
@@ -281,86 +268,43 @@ export async function render(main, [id]) {
   }
 
   /**
-   * Applies the events the server sent since the revision this page has.
-   * @param {any} msg
+   * Applies an `events` message: the moves list follows the events; everything else
+   * (status, result, offers, what each player may do, board, clocks) is as the server
+   * says it after them.
+   * @param {EventsMessage} msg
    */
   function applyEvents(msg) {
-    if (typeof msg.from_rev === 'number' && msg.from_rev > game.rev) {
+    if (msg.from_rev > game.rev) {
       // A gap: ask for what is missing.
       socket.send({ t: 'hello', rev: game.rev });
       return;
     }
+    if (msg.rev <= game.rev) return;
     const before = game.status;
-    let unknown = false;
-    for (const ev of msg.events ?? []) {
-      const rev = ev.rev ?? ev.revision;
-      if (typeof rev === 'number' && rev <= game.rev) continue;
-      const kind = ev.kind ?? ev.type;
-      switch (kind) {
-        case 'moved': {
-          const mv = ev.move ?? ev;
-          /** @type {PlayedMove} */
-          const played = { ...mv, ply: game.moves.length + 1, player: ev.player ?? mv.player };
-          game.moves = [...game.moves, played];
-          game.takeback_request = null;
-          if (game.draw_offer && game.draw_offer !== played.player) game.draw_offer = null;
-          if (game.status === 'waiting') game.status = 'ongoing';
-          const outcome = ev.outcome ?? ev.result;
-          if (outcome) {
-            game.result = outcome;
-            game.status = 'finished';
-          }
-          break;
-        }
-        case 'taken_back':
-          game.moves = game.moves.slice(0, Math.max(0, game.moves.length - (ev.plies ?? 1)));
-          game.draw_offer = null;
-          game.takeback_request = null;
-          game.result = null;
-          game.status = 'ongoing';
-          break;
-        case 'takeback_requested':
-          game.takeback_request = ev.by;
-          break;
-        case 'takeback_declined':
-          game.takeback_request = null;
-          if (ev.by !== game.you) toast(t('play.takeback_declined'));
-          break;
-        case 'draw_offered':
-          game.draw_offer = ev.by;
-          break;
-        case 'draw_declined':
-          game.draw_offer = null;
-          if (ev.by !== game.you) toast(t('play.draw_declined'));
-          break;
-        case 'ended':
-          game.result = ev.outcome ?? ev.result;
-          game.status = 'finished';
-          break;
-        case 'aborted':
-          game.status = 'aborted';
-          if (ev.reason === 'no_first_move') abortNote = t('play.aborted_no_first_move', { side: sideName(game.kind, ev.by) });
-          else if (ev.reason === 'abandoned') abortNote = t('play.aborted_abandoned');
-          break;
-        case 'resumed':
-          // The server was down: the clocks (sent with the events) got that time back.
-          break;
-        default:
-          unknown = true;
+    for (const ev of msg.events) {
+      if (ev.revision <= game.rev) continue;
+      if (ev.type === 'moved') {
+        game.moves = [...game.moves, { ...ev.move, ply: game.moves.length + 1, player: ev.player }];
+      } else if (ev.type === 'taken_back') {
+        game.moves = game.moves.slice(0, Math.max(0, game.moves.length - ev.plies));
+      } else if (ev.type === 'takeback_declined' && ev.by !== game.you) {
+        toast(t('play.takeback_declined'));
+      } else if (ev.type === 'draw_declined' && ev.by !== game.you) {
+        toast(t('play.draw_declined'));
+      } else if (ev.type === 'aborted') {
+        if (ev.reason === 'no_first_move') abortNote = t('play.aborted_no_first_move', { side: sideName(game.kind, ev.by) });
+        else if (ev.reason === 'abandoned') abortNote = t('play.aborted_abandoned');
       }
-      if (typeof rev === 'number') game.rev = rev;
     }
-    if (msg.board) game.board = msg.board;
-    if (msg.legal_moves) game.legal_moves = msg.legal_moves;
-    if (msg.clocks !== undefined) game.clocks = msg.clocks;
-    if (game.status !== 'ongoing') game.legal_moves = [];
-    if (unknown) {
-      // Something this page does not follow event by event: take the whole state.
-      void api.game(id).then((g) => {
-        game = g;
-        drawAll();
-      }).catch(() => {});
-    }
+    game.rev = msg.rev;
+    game.status = msg.status;
+    game.result = msg.result;
+    game.board = msg.board;
+    game.legal_moves = msg.legal_moves;
+    game.clocks = msg.clocks;
+    game.draw_offer = msg.draw_offer;
+    game.takeback_request = msg.takeback_request;
+    game.actions = msg.actions;
     if (before !== 'finished' && game.status === 'finished' && settings.sound) playSound('end');
     drawAll();
   }
@@ -372,7 +316,7 @@ export async function render(main, [id]) {
       conn.hidden = up;
       main.dataset.connected = String(connected);
     },
-    onMessage: (msg) => {
+    onMessage: (/** @type {GameSocketMessage} */ msg) => {
       switch (msg.t) {
         case 'state': {
           const wasYou = game.you;
@@ -386,6 +330,10 @@ export async function render(main, [id]) {
         case 'events':
           applyEvents(msg);
           break;
+        case 'clocks':
+          game.clocks = msg.clocks;
+          clocks.sync(game.clocks && game.status !== 'ongoing' ? { ...game.clocks, running: null } : game.clocks);
+          break;
         case 'watchers':
           game.watchers = msg.count;
           watchers.textContent = t('play.watchers', { count: msg.count });
@@ -396,8 +344,7 @@ export async function render(main, [id]) {
           drawStatus();
           break;
         case 'error': {
-          const key = SOCKET_ERRORS[/** @type {keyof typeof SOCKET_ERRORS} */ (msg.code)];
-          toast(key ? t(key) : `${t('error.server')} ${msg.message ?? ''}`);
+          toast(errorCodeText(String(msg.code ?? '')));
           // Shows the position as the server has it again (an optimistic move is undone).
           drawBoard();
           break;

@@ -1,9 +1,11 @@
 // Home: pick a game and play the AI, a friend by link, or post a challenge; the lobby of
-// open challenges; games being played now.
+// open challenges; games being played now. The lobby and the games come from one
+// source, the lobby socket (../lobby.js); when this visitor's challenge is accepted the
+// page goes to the game and says so.
 import { h, toast, errorNotice, errorText, setTitle, timeControlText, copyLink } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
-import { Socket } from '../socket.js';
+import { Lobby } from '../lobby.js';
 import { navigate } from '../router.js';
 import { ensurePlayer, whoami } from '../app.js';
 import { gameName, sideName } from '../names.js';
@@ -72,7 +74,11 @@ export async function render(main) {
     const button = /** @type {HTMLButtonElement} */ (form.querySelector('#play-button'));
     button.disabled = true;
     try {
+      const wasAnonymous = (whoami()?.kind ?? 'anonymous') === 'anonymous';
       await ensurePlayer();
+      // The lobby socket opened before this visitor had a cookie: open it again as them,
+      // so that it is told when their challenge is accepted.
+      if (wasAnonymous && mode === 'lobby') lobby.socket.reconnect();
       if (mode === 'ai') {
         const game = await api.createGame({ kind, opponent: { ai: Number(data.get('level') ?? 3) }, side, time_control, rated: false });
         navigate(game.url);
@@ -90,7 +96,6 @@ export async function render(main) {
       }
       await api.createChallenge({ kind, time_control, side, rated });
       toast(t('home.challenge_posted'));
-      void loadChallenges();
     } catch (error) {
       result.replaceChildren(errorNotice(error));
     } finally {
@@ -101,18 +106,18 @@ export async function render(main) {
   // --- the lobby and the games being played now -------------------------------------
   const lobbyBody = h('div', { class: 'table-wrap' }, h('p', { class: 'empty' }, t('common.loading')));
   const liveBox = h('div', { class: 'mini-boards' }, h('p', { class: 'empty' }, t('common.loading')));
-  /** @type {Map<string, Challenge>} */
-  const challenges = new Map();
   /** @type {Map<string, ReturnType<typeof miniGame>>} */
   const minis = new Map();
 
   function drawChallenges() {
-    if (!challenges.size) {
+    if (!lobby.ready) return;
+    const challenges = lobby.challenges();
+    if (!challenges.length) {
       lobbyBody.replaceChildren(h('p', { class: 'empty' }, t('lobby.empty')));
       return;
     }
     const me = whoami();
-    const rows = [...challenges.values()].map((c) => {
+    const rows = challenges.map((/** @type {Challenge} */ c) => {
       const mine = !!me && me.kind !== 'anonymous' && c.by === me.name;
       const action = mine
         ? h('button', { type: 'button', class: 'btn btn--small btn--danger', onclick: () => act(() => api.cancelChallenge(c.id)) }, t('common.cancel'))
@@ -127,7 +132,7 @@ export async function render(main) {
         }, t('lobby.accept'));
       const side = c.side === 'random' ? t('home.side_random') : sideName(c.kind, c.side);
       return h('tr', { dataset: { challenge: c.id } },
-        h('td', null, c.by ?? '?', c.rating ? h('span', { class: 'muted small' }, ` ${Math.round(c.rating)}`) : null),
+        h('td', null, c.by ?? '?'),
         h('td', null, gameName(c.kind)),
         h('td', null, timeControlText(c.time_control)),
         h('td', null, side),
@@ -142,26 +147,17 @@ export async function render(main) {
   /** @param {() => Promise<unknown>} fn */
   async function act(fn) {
     try {
+      // What it changes comes back on the lobby socket.
       await fn();
-      void loadChallenges();
     } catch (error) {
       toast(errorText(error));
     }
   }
 
-  async function loadChallenges() {
-    try {
-      const list = await api.challenges();
-      challenges.clear();
-      for (const c of list) challenges.set(c.id, c);
-      drawChallenges();
-    } catch (error) {
-      lobbyBody.replaceChildren(errorNotice(error));
-    }
-  }
-
-  /** @param {LiveGame[]} games */
-  function drawLive(games) {
+  function drawLive() {
+    if (!lobby.ready) return;
+    /** @type {LiveGame[]} */
+    const games = lobby.games();
     const ids = new Set(games.map((g) => g.id));
     for (const [id, mini] of minis) {
       if (!ids.has(id)) {
@@ -181,30 +177,13 @@ export async function render(main) {
     else liveBox.replaceChildren(...games.slice(0, 8).map((g) => /** @type {HTMLElement} */ (minis.get(g.id)?.el)));
   }
 
-  async function loadLive() {
-    try {
-      drawLive(await api.liveGames());
-    } catch (error) {
-      liveBox.replaceChildren(errorNotice(error));
-    }
-  }
-
-  const socket = new Socket('/ws/lobby', {
-    onMessage: (msg) => {
-      if (msg.t === 'challenges') {
-        challenges.clear();
-        for (const c of msg.challenges ?? []) challenges.set(c.id, c);
-        drawChallenges();
-      } else if (msg.t === 'challenge_added') {
-        const c = msg.challenge ?? msg;
-        if (c.id) challenges.set(c.id, c);
-        drawChallenges();
-      } else if (msg.t === 'challenge_removed') {
-        challenges.delete(msg.id);
-        drawChallenges();
-      } else if (msg.t === 'live_games') {
-        drawLive(msg.games ?? []);
-      }
+  const lobby = new Lobby({
+    onGames: drawLive,
+    onChallenges: drawChallenges,
+    onAccepted: (game) => {
+      // Someone took this visitor's challenge: the game has started, go there.
+      toast(t('lobby.accepted'));
+      navigate(`/game/${encodeURIComponent(game)}`);
     },
   });
 
@@ -217,7 +196,5 @@ export async function render(main) {
       h('h2', { id: 'live-title' }, t('watch.playing_now'), ' ', h('a', { href: '/watch', class: 'small' }, t('watch.all'))),
       liveBox),
   );
-  void loadChallenges();
-  void loadLive();
-  return { destroy: () => socket.close() };
+  return { destroy: () => lobby.close() };
 }

@@ -1,8 +1,8 @@
-// Watch: every game being played now as a small board that updates live.
-import { h, errorNotice, setTitle } from '../ui.js';
+// Watch: the newest games being played now as small boards that update live (from the
+// lobby socket: the server keeps the newest few up to date, and says how many there are).
+import { h, setTitle } from '../ui.js';
 import { t } from '../i18n.js';
-import { api } from '../api.js';
-import { Socket } from '../socket.js';
+import { Lobby } from '../lobby.js';
 import { miniGame } from '../widgets.js';
 
 /** @typedef {import('../types.js').LiveGame} LiveGame */
@@ -11,7 +11,8 @@ import { miniGame } from '../widgets.js';
 export async function render(main) {
   setTitle(t('watch.title'));
   const grid = h('div', { class: 'mini-boards mini-boards--large' }, h('p', { class: 'empty' }, t('common.loading')));
-  main.append(h('section', { class: 'card' }, h('h1', null, t('watch.title')), h('p', { class: 'muted' }, t('watch.intro')), grid));
+  const more = h('p', { class: 'muted small', hidden: true });
+  main.append(h('section', { class: 'card' }, h('h1', null, t('watch.title')), h('p', { class: 'muted' }, t('watch.intro')), grid, more));
   /** @type {Map<string, ReturnType<typeof miniGame>>} */
   const minis = new Map();
 
@@ -32,15 +33,13 @@ export async function render(main) {
     grid.replaceChildren(...(els.length ? els : [h('p', { class: 'empty' }, t('watch.none'))]));
   }
 
-  const socket = new Socket('/ws/lobby', {
-    onMessage: (msg) => {
-      if (msg.t === 'live_games') draw(msg.games ?? []);
+  const lobby = new Lobby({
+    onGames: () => {
+      const games = lobby.games();
+      draw(games);
+      more.hidden = lobby.live <= games.length;
+      more.textContent = t('watch.more', { count: lobby.live, shown: games.length });
     },
   });
-  try {
-    draw(await api.liveGames());
-  } catch (error) {
-    grid.replaceChildren(errorNotice(error));
-  }
-  return { destroy: () => socket.close() };
+  return { destroy: () => lobby.close() };
 }

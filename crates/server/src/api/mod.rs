@@ -4,7 +4,10 @@
 mod account;
 mod analysis;
 mod archive;
+mod challenges;
+mod game_socket;
 mod games;
+mod lobby_socket;
 mod ops;
 mod players;
 pub mod views;
@@ -82,12 +85,12 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/rematch", post(games::rematch))
         .route(
             "/api/challenges",
-            post(games::create_challenge).get(games::challenges),
+            post(challenges::create).get(challenges::list),
         )
-        .route("/api/challenges/{id}/accept", post(games::accept_challenge))
-        .route("/api/challenges/{id}", delete(games::cancel_challenge))
-        .route("/ws/game/{id}", get(games::game_socket))
-        .route("/ws/lobby", get(games::lobby_socket))
+        .route("/api/challenges/{id}/accept", post(challenges::accept))
+        .route("/api/challenges/{id}", delete(challenges::cancel))
+        .route("/ws/game/{id}", get(game_socket::game_socket))
+        .route("/ws/lobby", get(lobby_socket::lobby_socket))
         .route("/api/position", post(analysis::position))
         .route("/ws/analysis", get(analysis::socket))
         .route("/api/archive", get(archive::list))

@@ -4,7 +4,7 @@
 use game::{GameKind, Outcome, Player};
 use games::{BoardView, MoveInfo};
 use serde::{Deserialize, Serialize};
-use session::{Event, Session, Timestamp};
+use session::{Clocks, Event, Session, Timestamp};
 
 /// What a client sends on `/ws/game/{id}` (JSON, tagged by `"t"`).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -154,16 +154,12 @@ pub enum ServerMessage {
         /// The game.
         game: Box<GameView>,
     },
-    /// What changed since revision `from_rev`, and the position after it.
-    Events {
-        /// The revision the events follow.
-        from_rev: u64,
-        /// The changes, oldest first (each with its `revision` and `type`).
-        events: Vec<Event>,
-        /// The board after them.
-        board: BoardView,
-        /// The receiver's legal moves (empty unless it is their turn).
-        legal_moves: Vec<MoveInfo>,
+    /// What changed since revision `from_rev`, and everything a viewer needs to draw
+    /// the game after it (published once per change and shared by every socket; only the
+    /// side to move gets its legal moves).
+    Events(Box<EventsView>),
+    /// The clocks now: sent after a catch-up, whose clocks are those of the last change.
+    Clocks {
         /// Both clocks now (`null` untimed).
         clocks: Option<ClocksView>,
     },
@@ -218,7 +214,12 @@ impl ClocksView {
     /// The clocks of `session` at `now`; `None` when untimed.
     #[must_use]
     pub fn of(session: &Session, now: Timestamp) -> Option<ClocksView> {
-        let clocks = session.clocks();
+        ClocksView::from_clocks(session.clocks(), now)
+    }
+
+    /// `clocks` at `now`; `None` when untimed.
+    #[must_use]
+    pub fn from_clocks(clocks: &Clocks, now: Timestamp) -> Option<ClocksView> {
         let [first, second] = clocks.both(now)?;
         let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         Some(ClocksView {
@@ -226,6 +227,127 @@ impl ClocksView {
             second_ms: ms(second),
             running: clocks.running_player(),
         })
+    }
+}
+
+/// The `events` message: the changes from `from_rev` to `rev` and the game after them.
+#[derive(Clone, Debug, Serialize)]
+pub struct EventsView {
+    /// The revision the events follow.
+    pub from_rev: u64,
+    /// The revision after them.
+    pub rev: u64,
+    /// The changes, oldest first (each with its `revision` and `type`).
+    pub events: Vec<Event>,
+    /// `waiting`, `ongoing`, `finished` or `aborted`.
+    pub status: GameStatusView,
+    /// The result once finished.
+    pub result: Option<Outcome>,
+    /// The board after them.
+    pub board: BoardView,
+    /// The legal moves of the side to move: filled only in the copy that side's sockets
+    /// get.
+    pub legal_moves: Vec<MoveInfo>,
+    /// Both clocks when the change was made (`null` untimed).
+    pub clocks: Option<ClocksView>,
+    /// Who offers a draw.
+    pub draw_offer: Option<Player>,
+    /// Who asks for a takeback.
+    pub takeback_request: Option<Player>,
+    /// What each player may do now.
+    pub actions: Actions,
+}
+
+/// Where a game stands, as every message and list says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatusView {
+    /// A seat is open.
+    Waiting,
+    /// Being played.
+    Ongoing,
+    /// Over, with a result.
+    Finished,
+    /// Called off: no result.
+    Aborted,
+}
+
+/// Something a player may do now: the tag of the [`ClientMessage`] that does it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Call the game off.
+    Abort,
+    /// Resign.
+    Resign,
+    /// Offer a draw.
+    DrawOffer,
+    /// Accept the draw the opponent offers.
+    DrawAccept,
+    /// Refuse it.
+    DrawDecline,
+    /// Take one's last move back (at once against the AI, else by asking).
+    Takeback,
+    /// Accept the opponent's takeback request.
+    TakebackAccept,
+    /// Refuse it.
+    TakebackDecline,
+    /// Ask for a rematch.
+    Rematch,
+}
+
+impl Action {
+    /// Every action, for the documentation test.
+    pub const ALL: [Action; 9] = [
+        Action::Abort,
+        Action::Resign,
+        Action::DrawOffer,
+        Action::DrawAccept,
+        Action::DrawDecline,
+        Action::Takeback,
+        Action::TakebackAccept,
+        Action::TakebackDecline,
+        Action::Rematch,
+    ];
+}
+
+impl ServerMessage {
+    /// The tag (`"t"`) of every message of the game socket, for the documentation test.
+    pub const TAGS: [&'static str; 7] = [
+        "state", "events", "clocks", "watchers", "rematch", "error", "pong",
+    ];
+}
+
+impl LobbyMessage {
+    /// The tag (`"t"`) of every message of the lobby socket, for the documentation test.
+    pub const TAGS: [&'static str; 4] = ["snapshot", "changes", "challenge_accepted", "pong"];
+}
+
+/// What each player may do now (an AI's side, and an open seat, may do nothing).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Actions {
+    /// The first player's actions.
+    pub first: Vec<Action>,
+    /// The second player's.
+    pub second: Vec<Action>,
+}
+
+impl Actions {
+    /// The actions of `side`.
+    #[must_use]
+    pub fn of(&self, side: Player) -> &[Action] {
+        match side {
+            Player::First => &self.first,
+            Player::Second => &self.second,
+        }
+    }
+
+    /// The actions of `side`, to fill.
+    pub fn of_mut(&mut self, side: Player) -> &mut Vec<Action> {
+        match side {
+            Player::First => &mut self.first,
+            Player::Second => &mut self.second,
+        }
     }
 }
 
@@ -269,7 +391,7 @@ pub struct GameView {
     /// The session's revision.
     pub rev: u64,
     /// `waiting` (a seat is open), `ongoing`, `finished` or `aborted`.
-    pub status: &'static str,
+    pub status: GameStatusView,
     /// The result once finished.
     pub result: Option<Outcome>,
     /// Both players, first first.
@@ -301,6 +423,8 @@ pub struct GameView {
     /// The players who left (every socket of theirs closed) a live game in which both
     /// sides have moved: the opponent may claim once the countdown is over.
     pub absent: Vec<AbsenceView>,
+    /// What each player may do now.
+    pub actions: Actions,
 }
 
 /// A player who has left a live game.
@@ -330,23 +454,73 @@ pub struct LiveGame {
     pub rated: bool,
     /// Sockets open on it.
     pub watchers: usize,
+    /// When the game was made (ms since the epoch): lists are newest first by it.
+    pub created_at: i64,
 }
 
-/// What the server sends on `/ws/lobby`.
+/// An open challenge as the lobby shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChallengeView {
+    /// Its id.
+    pub id: String,
+    /// Which game.
+    pub kind: GameKind,
+    /// The time control.
+    pub time_control: String,
+    /// The side its poster plays: `first`, `second` or `random`.
+    pub side: &'static str,
+    /// Whether the game will be rated.
+    pub rated: bool,
+    /// The poster's name.
+    pub by: Option<String>,
+    /// When it was posted (ms since the epoch).
+    pub created_at: i64,
+    /// When it lapses unless accepted (ms since the epoch).
+    pub expires_at: i64,
+}
+
+/// What the server sends on `/ws/lobby` (JSON, tagged by `"t"`). Each message is
+/// serialised once and shared by every lobby socket.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum LobbyMessage {
-    /// The open challenges (on connecting, and whenever they change).
-    Challenges {
-        /// Open challenges, newest first.
-        challenges: Vec<serde_json::Value>,
-    },
-    /// The games being played now (on connecting, and whenever one starts, moves or
-    /// ends; at most a few times a second).
-    LiveGames {
-        /// The games.
+    /// Everything the lobby shows, on connecting (and to a socket that fell behind).
+    Snapshot {
+        /// The lobby's version: the `changes` that follow have `v` + 1, + 2…
+        v: u64,
+        /// The newest live games (at most [`super::lobby::WINDOW`]), newest first.
         games: Vec<LiveGame>,
+        /// How many games are being played in all.
+        live: usize,
+        /// The open challenges, newest first.
+        challenges: Vec<ChallengeView>,
     },
+    /// What changed since version `v - 1`, gathered over a quarter of a second at most.
+    Changes {
+        /// This change's version.
+        v: u64,
+        /// Games that entered the lobby's list (newly started, or moved up).
+        games_added: Vec<LiveGame>,
+        /// Games of the list that changed (a move, watchers).
+        games_changed: Vec<LiveGame>,
+        /// Games that left the list (over, or pushed out by newer ones).
+        games_removed: Vec<String>,
+        /// How many games are being played in all.
+        live: usize,
+        /// New challenges, newest first.
+        challenges_added: Vec<ChallengeView>,
+        /// Challenges accepted, withdrawn, lapsed or gone with their poster.
+        challenges_removed: Vec<String>,
+    },
+    /// To the poster's lobby sockets only: their challenge was accepted, the game is on.
+    ChallengeAccepted {
+        /// The challenge.
+        challenge: String,
+        /// The game it became.
+        game: String,
+    },
+    /// The answer to `{"t":"ping"}`.
+    Pong,
 }
 
 #[cfg(test)]
@@ -389,6 +563,39 @@ mod tests {
         ] {
             assert!(read(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn actions_are_the_client_messages_that_do_them() {
+        for action in Action::ALL {
+            let name = serde_json::to_value(action).unwrap();
+            let message = serde_json::json!({ "t": name });
+            assert!(
+                serde_json::from_value::<ClientMessage>(message).is_ok(),
+                "{name} is a client message"
+            );
+        }
+    }
+
+    #[test]
+    fn the_tags_are_those_sent() {
+        let tag = |m: &ServerMessage| serde_json::to_value(m).unwrap()["t"].clone();
+        let sent = [
+            tag(&ServerMessage::Clocks { clocks: None }),
+            tag(&ServerMessage::Watchers { count: 1 }),
+            tag(&ServerMessage::Rematch { id: "x".into() }),
+            tag(&Refusal::new(SocketError::Stale, "x").into()),
+            tag(&ServerMessage::Pong),
+        ];
+        for t in sent {
+            assert!(ServerMessage::TAGS.contains(&t.as_str().unwrap()), "{t}");
+        }
+        let lobby = serde_json::to_value(LobbyMessage::ChallengeAccepted {
+            challenge: "c".into(),
+            game: "g".into(),
+        })
+        .unwrap();
+        assert!(LobbyMessage::TAGS.contains(&lobby["t"].as_str().unwrap()));
     }
 
     #[test]

@@ -1,12 +1,19 @@
 //! Live games: one owner task per game in memory, holding its [`Session`]. Every action
 //! reaches the owner as a command; the owner checks it through the session, stores the
-//! change, and only then answers and broadcasts it. A restarted server loads every game
+//! change, and only then publishes it on the game's [`Feed`]: one versioned `events`
+//! message per change, serialised once and written as is by every socket of the game
+//! (see [`feed`]). Sockets and owner talk only through commands and these messages.
+//! The [`Lobby`] gathers what the home page shows (games being played, open
+//! challenges) and sends it on as coalesced changes. A restarted server loads every game
 //! still going from the database and carries on with the clocks as stored (time left and
 //! when the turn began), giving the running clock back the time the server was down
 //! (from its last heartbeat: [`lifecycle`]), so the downtime is charged to nobody.
 
 mod ai;
+pub mod challenges;
+pub mod feed;
 pub mod lifecycle;
+pub mod lobby;
 pub mod messages;
 mod owner;
 pub mod stored;
@@ -17,22 +24,27 @@ use std::sync::{Arc, Mutex, PoisonError};
 use game::{GameKind, Player};
 use games::{AnyGame, BoardView};
 use session::{ClockStart, Options, Session, Takebacks, TimeControl, Timestamp};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 pub use ai::{AiKey, AiPool, AiStats, Asker, GameSlot, MoveWait, QuotaError, Ticket, Work};
+pub use challenges::{
+    CHALLENGES_PER_POSTER, POSTER_GRACE, accept_challenge, cancel_challenge, challenge_view,
+    open_challenges, post_challenge, poster_left, spawn_challenge_sweeper,
+};
+pub use feed::{CatchUp, Feed, Frame, Published, Snapshot};
 pub use lifecycle::{ExpiryReport, expire_stale};
+pub use lobby::{Lobby, LobbyFrame};
 pub use messages::{
-    AbsenceView, ClientMessage, ClocksView, GameView, LiveGame, LobbyMessage, PlayedView,
-    PlayerInfo, Refusal, ServerMessage, SocketError,
+    AbsenceView, Action, Actions, ChallengeView, ClientMessage, ClocksView, EventsView, GameStatusView,
+    GameView, LiveGame, LobbyMessage, PlayedView, PlayerInfo, Refusal, ServerMessage, SocketError,
 };
 
+use crate::auth::Viewer;
 use crate::state::AppState;
 use crate::store::{GameRecord, GameStatus, NewGame, Seat, SeatRecord, StoreError, now_ms};
 
 /// How many commands may wait for one game's owner.
 const QUEUE: usize = 256;
-/// How many updates a slow socket may fall behind before it is sent the whole state.
-const UPDATES: usize = 64;
 
 /// Who is asking: the account and the guest cookie of a request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,9 +55,26 @@ pub struct Ident {
     pub guest: Option<String>,
 }
 
+impl From<&Viewer> for Ident {
+    fn from(viewer: &Viewer) -> Ident {
+        match viewer {
+            Viewer::User { user, guest, .. } => Ident {
+                user: Some(user.id.clone()),
+                guest: guest.as_ref().map(|g| g.id.clone()),
+            },
+            Viewer::Guest(guest) => Ident {
+                user: None,
+                guest: Some(guest.id.clone()),
+            },
+            Viewer::Anonymous => Ident::default(),
+        }
+    }
+}
+
 impl Ident {
-    /// The side `seat` gives this person, if it is theirs.
-    fn owns(&self, seat: &SeatRecord) -> bool {
+    /// Whether `seat` is this person's.
+    #[must_use]
+    pub fn owns(&self, seat: &SeatRecord) -> bool {
         (self.user.is_some() && seat.user_id == self.user)
             || (self.guest.is_some() && seat.guest_id == self.guest)
     }
@@ -58,6 +87,37 @@ impl Ident {
             .find(|&p| self.owns(record.seat(p)))
     }
 
+    /// Their side among `seats` (first, second).
+    #[must_use]
+    pub fn side_among(&self, seats: &feed::Seats) -> Option<Player> {
+        Player::BOTH
+            .into_iter()
+            .find(|&p| self.owns(&seats[p.index()]))
+    }
+
+    /// The seat they take in a new game: as a user if signed in, else as a guest.
+    #[must_use]
+    pub fn seat(&self) -> Option<Seat> {
+        match (&self.user, &self.guest) {
+            (Some(user), _) => Some(Seat::User(user.clone())),
+            (None, Some(guest)) => Some(Seat::Guest(guest.clone())),
+            (None, None) => None,
+        }
+    }
+
+    /// Whether `other` is the same person (the same user, or the same guest).
+    #[must_use]
+    pub fn is_same_person(&self, other: &Ident) -> bool {
+        (self.user.is_some() && self.user == other.user)
+            || (self.guest.is_some() && self.guest == other.guest)
+    }
+
+    /// One key for the person (the user id, else the guest id).
+    #[must_use]
+    pub fn key(&self) -> Option<&str> {
+        self.user.as_deref().or(self.guest.as_deref())
+    }
+
     /// Whether the request carries no identity.
     #[must_use]
     pub fn is_anonymous(&self) -> bool {
@@ -65,39 +125,9 @@ impl Ident {
     }
 }
 
-/// What a game's owner broadcasts to the sockets on it.
-#[derive(Clone, Debug)]
-pub enum Update {
-    /// The session moved on from revision `from`; each socket sends its client the
-    /// events since then (with its own legal moves).
-    Changed {
-        /// The revision before the change.
-        from: u64,
-    },
-    /// Something the events do not carry (a seat taken): each client gets the state.
-    Reload,
-    /// The number of watchers changed.
-    Watchers(usize),
-    /// The rematch was agreed: the new game.
-    Rematch(String),
-    /// A player left or came back: who is gone now.
-    Absent(Vec<AbsenceView>),
-}
-
-/// A command to a game's owner.
+/// A command to a game's owner. Sockets send these and learn the outcome from what the
+/// owner publishes on the game's [`Feed`]; they never ask the owner what changed.
 pub(crate) enum Command {
-    /// The game as `ident` sees it.
-    View {
-        ident: Ident,
-        reply: oneshot::Sender<GameView>,
-    },
-    /// What a client at revision `rev` has missed: the events since, or the whole state
-    /// (when `rev` is `None`, or the session no longer has those events).
-    CatchUp {
-        ident: Ident,
-        rev: Option<u64>,
-        reply: oneshot::Sender<ServerMessage>,
-    },
     /// A player's action.
     Act {
         ident: Ident,
@@ -119,19 +149,26 @@ pub(crate) enum Command {
     AiMove { rev: u64, text: String },
 }
 
-/// A live game as the registry holds it.
+/// A live game as the registry holds it: where to send commands, and what it publishes.
 #[derive(Clone)]
-pub(crate) struct Handle {
+pub struct Handle {
     commands: mpsc::Sender<Command>,
-    updates: broadcast::Sender<Update>,
-    summary: Arc<Mutex<Option<LiveGame>>>,
+    feed: Arc<Feed>,
 }
 
-/// The live games of this server.
-#[derive(Default)]
+/// The live games of this server, and its lobby.
 pub struct Live {
     games: Mutex<HashMap<String, Handle>>,
-    lobby: Mutex<Option<broadcast::Sender<LobbyMessage>>>,
+    lobby: Arc<Lobby>,
+}
+
+impl Default for Live {
+    fn default() -> Live {
+        Live {
+            games: Mutex::default(),
+            lobby: Lobby::new(),
+        }
+    }
 }
 
 impl std::fmt::Debug for Live {
@@ -153,7 +190,9 @@ impl Live {
         lock(&self.games).len()
     }
 
-    pub(crate) fn handle(&self, id: &str) -> Option<Handle> {
+    /// The live game `id`, if it has an owner.
+    #[must_use]
+    pub fn handle(&self, id: &str) -> Option<Handle> {
         lock(&self.games).get(id).cloned()
     }
 
@@ -165,33 +204,10 @@ impl Live {
         lock(&self.games).remove(id);
     }
 
-    /// The games being played now (both seats taken), newest first.
+    /// The lobby.
     #[must_use]
-    pub fn live_games(&self) -> Vec<LiveGame> {
-        let handles: Vec<Handle> = lock(&self.games).values().cloned().collect();
-        let mut games: Vec<LiveGame> = handles
-            .iter()
-            .filter_map(|h| lock(&h.summary).clone())
-            .collect();
-        games.sort_by(|a, b| b.id.cmp(&a.id));
-        games
-    }
-
-    /// The lobby's broadcast channel (made on first use).
-    pub fn lobby(&self) -> broadcast::Sender<LobbyMessage> {
-        lock(&self.lobby)
-            .get_or_insert_with(|| broadcast::channel(16).0)
-            .clone()
-    }
-
-    /// Tells the lobby sockets what is being played now.
-    pub fn announce_live_games(&self) {
-        let sender = self.lobby();
-        if sender.receiver_count() > 0 {
-            let _ = sender.send(LobbyMessage::LiveGames {
-                games: self.live_games(),
-            });
-        }
+    pub fn lobby(&self) -> &Lobby {
+        &self.lobby
     }
 }
 
@@ -286,7 +302,7 @@ pub async fn create_game(
 ///
 /// # Errors
 /// On a database failure.
-pub async fn start_stored(state: &AppState, record: GameRecord) -> Result<(), SetupError> {
+pub(crate) async fn start_stored(state: &AppState, record: GameRecord) -> Result<(), SetupError> {
     let now = now_ms();
     let session = new_session(&record, Timestamp::from_millis(millis(now)))?;
     state
@@ -303,6 +319,8 @@ pub async fn start_stored(state: &AppState, record: GameRecord) -> Result<(), Se
 /// # Errors
 /// On a database failure. A game that cannot be read back is logged and left alone.
 pub async fn resume_all(state: &AppState) -> Result<usize, StoreError> {
+    challenges::load_lobby(state).await?;
+    spawn_challenge_sweeper(state);
     let games = state.store.live_games().await?;
     let down_since = lifecycle::down_since(state).await;
     let mut resumed = 0;
@@ -348,24 +366,13 @@ pub(crate) fn millis(ms: i64) -> u64 {
 
 async fn spawn_owner(state: &AppState, record: GameRecord, session: Option<Session>) {
     let (commands, receiver) = mpsc::channel(QUEUE);
-    let (updates, _) = broadcast::channel(UPDATES);
-    let summary = Arc::new(Mutex::new(None));
-    let handle = Handle {
-        commands: commands.clone(),
-        updates: updates.clone(),
-        summary: Arc::clone(&summary),
-    };
     let id = record.id.clone();
     let ratings = owner::ratings_of(state, &record).await;
-    let owner = owner::Owner::new(
-        state.clone(),
-        record,
-        session,
-        ratings,
+    let owner = owner::Owner::new(state.clone(), record, session, ratings, commands.clone());
+    let handle = Handle {
         commands,
-        updates,
-        summary,
-    );
+        feed: owner.feed(),
+    };
     state.live.insert(id, handle);
     state
         .metrics
@@ -380,31 +387,43 @@ impl Handle {
         self.commands.send(command).await.is_ok()
     }
 
-    /// Subscribes to the game's updates.
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Update> {
-        self.updates.subscribe()
+    /// Tells the owner a socket opened (+1) or closed (-1). The socket waits for room
+    /// in the owner's queue; the owner never waits for a socket.
+    pub async fn watch(&self, change: isize, ident: &Ident) {
+        self.send(Command::Watch {
+            change,
+            ident: ident.clone(),
+        })
+        .await;
     }
 
-    /// The game as `ident` sees it, if the owner still runs.
-    pub(crate) async fn view(&self, ident: Ident) -> Option<GameView> {
-        let (reply, answer) = oneshot::channel();
-        if !self.send(Command::View { ident, reply }).await {
-            return None;
-        }
-        answer.await.ok()
+    /// What the game publishes.
+    #[must_use]
+    pub fn feed(&self) -> &Arc<Feed> {
+        &self.feed
     }
 
-    /// What a client at `rev` missed.
-    pub(crate) async fn catch_up(&self, ident: Ident, rev: Option<u64>) -> Option<ServerMessage> {
-        let (reply, answer) = oneshot::channel();
-        if !self.send(Command::CatchUp { ident, rev, reply }).await {
-            return None;
-        }
-        answer.await.ok()
+    /// The game as `ident` sees it now (from the latest published state: the owner is
+    /// not asked).
+    #[must_use]
+    pub fn view_now(&self, ident: &Ident) -> GameView {
+        let snapshot = self.feed.snapshot();
+        let you = ident.side_among(&snapshot.seats);
+        snapshot.view_for(you, Timestamp::now())
+    }
+
+    /// As [`Handle::view_now`], in the form callers of the owner's former `view`
+    /// command use.
+    #[allow(clippy::unused_async)]
+    pub async fn view(&self, ident: Ident) -> Option<GameView> {
+        Some(self.view_now(&ident))
     }
 
     /// A player's action; `Ok(Some(id))` names a new game (an agreed rematch).
-    pub(crate) async fn act(
+    ///
+    /// # Errors
+    /// The refusal, when the action is not possible.
+    pub async fn act(
         &self,
         ident: Ident,
         message: ClientMessage,
@@ -425,7 +444,10 @@ impl Handle {
     }
 
     /// Takes the open seat for `seat`.
-    pub(crate) async fn join(&self, ident: Ident, seat: Seat) -> Result<Player, Refusal> {
+    ///
+    /// # Errors
+    /// The refusal, when no seat is open to them.
+    pub async fn join(&self, ident: Ident, seat: Seat) -> Result<Player, Refusal> {
         let (reply, answer) = oneshot::channel();
         if !self.send(Command::Join { ident, seat, reply }).await {
             return Err(Refusal::new(SocketError::GameOver, "the game is over"));
@@ -457,12 +479,15 @@ pub async fn stored_view(
     };
     let ratings = owner::ratings_of(state, &record).await;
     let you = ident.side_in(&record);
+    // No owner: no rematch can be made any more.
+    let actions = owner::actions_of(&record, session.as_ref(), None);
     Ok(Some(owner::view_of(
         &record,
         session.as_ref(),
         &ratings,
         you,
         0,
+        actions,
         Timestamp::now(),
     )))
 }

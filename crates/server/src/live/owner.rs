@@ -1,25 +1,29 @@
 //! The owner task of one live game: the only code that changes it.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use game::Player;
 use games::BoardView;
-use session::{Session, Status, Timestamp};
-use tokio::sync::{broadcast, mpsc};
+use session::{Session, Status, Takebacks, Timestamp};
+use tokio::sync::mpsc;
 
+use super::feed::{Feed, Frame, Snapshot, to_text};
 use super::lifecycle::{self, Presence, Retry};
 use super::messages::{
-    ClientMessage, ClocksView, GameView, LiveGame, PlayedView, PlayerInfo, Refusal, ServerMessage,
-    SocketError,
+    Action, Actions, ClientMessage, ClocksView, EventsView, GameStatusView, GameView, LiveGame,
+    PlayedView, PlayerInfo, Refusal, ServerMessage, SocketError,
 };
-use super::{Command, Ident, Update, lock, millis, new_session, session_json, start_board};
+use super::{Command, Ident, millis, new_session, session_json, start_board};
 use crate::state::AppState;
 use crate::store::{GameRecord, GameStatus, Seat, SeatRecord, StoreError, now_ms};
 
 /// How long a finished game's owner stays (for a rematch, and sockets still open) once
 /// nothing has happened.
 const LINGER: Duration = Duration::from_secs(600);
+/// Watcher counts go out at most this often: a crowd arriving costs a few messages, not
+/// one per arrival to every socket.
+const WATCHERS_EVERY: Duration = Duration::from_millis(500);
 
 /// Each side's rating in this game's kind, for users: (rating, provisional).
 pub(crate) type Ratings = [Option<(i64, bool)>; 2];
@@ -80,16 +84,80 @@ pub(crate) fn players(record: &GameRecord, ratings: &Ratings) -> Vec<PlayerInfo>
         .collect()
 }
 
-fn status_text(record: &GameRecord, session: Option<&Session>) -> &'static str {
+fn status_of(record: &GameRecord, session: Option<&Session>) -> GameStatusView {
     match session.map(Session::status) {
-        _ if record.status == GameStatus::Waiting => "waiting",
-        Some(Status::Ongoing) => "ongoing",
-        Some(Status::Finished { .. }) => "finished",
-        Some(Status::Aborted { .. }) => "aborted",
-        None if record.status == GameStatus::Aborted => "aborted",
-        None if record.status == GameStatus::Finished => "finished",
-        None => "ongoing",
+        _ if record.status == GameStatus::Waiting => GameStatusView::Waiting,
+        Some(Status::Ongoing) => GameStatusView::Ongoing,
+        Some(Status::Finished { .. }) => GameStatusView::Finished,
+        Some(Status::Aborted { .. }) => GameStatusView::Aborted,
+        None if record.status == GameStatus::Aborted => GameStatusView::Aborted,
+        None if record.status == GameStatus::Finished => GameStatusView::Finished,
+        None => GameStatusView::Ongoing,
     }
+}
+
+/// What each player of `record` may do now. `rematch` is who has asked for a rematch,
+/// `None` when a rematch can no longer be made (the game has no owner).
+///
+/// The one place the server says what a player may do: the clients show these and
+/// re-derive nothing (the session checks each action again when it comes).
+pub(crate) fn actions_of(
+    record: &GameRecord,
+    session: Option<&Session>,
+    rematch: Option<[bool; 2]>,
+) -> Actions {
+    let mut actions = Actions::default();
+    for side in Player::BOTH {
+        let seat = record.seat(side);
+        if seat.is_open() || seat.ai_level.is_some() {
+            continue;
+        }
+        let list = actions.of_mut(side);
+        let Some(session) = session else {
+            if record.status == GameStatus::Waiting {
+                list.push(Action::Abort);
+            }
+            continue;
+        };
+        let has_moved = session.moves().iter().any(|m| m.player == side);
+        match session.status() {
+            Status::Ongoing => {
+                list.push(Action::Resign);
+                if session.can_abort() {
+                    list.push(Action::Abort);
+                }
+                match session.draw_offer() {
+                    None => list.push(Action::DrawOffer),
+                    Some(by) if by != side => {
+                        list.extend([Action::DrawAccept, Action::DrawDecline]);
+                    }
+                    Some(_) => {}
+                }
+                match (session.options().takebacks, session.takeback_request()) {
+                    (Takebacks::Never, _) => {}
+                    (Takebacks::Immediate, _) | (Takebacks::ByAgreement, None) if has_moved => {
+                        list.push(Action::Takeback);
+                    }
+                    (Takebacks::ByAgreement, Some(by)) if by != side => {
+                        list.extend([Action::TakebackAccept, Action::TakebackDecline]);
+                    }
+                    _ => {}
+                }
+            }
+            Status::Finished { .. } => {
+                // Against the AI a move may be taken back after the end too (the game
+                // then goes on).
+                if session.options().takebacks == Takebacks::Immediate && has_moved {
+                    list.push(Action::Takeback);
+                }
+                if rematch.is_some_and(|asked| !asked[side.index()]) {
+                    list.push(Action::Rematch);
+                }
+            }
+            Status::Aborted { .. } => {}
+        }
+    }
+    actions
 }
 
 /// The game as the player `you` (or a spectator) sees it.
@@ -99,6 +167,7 @@ pub(crate) fn view_of(
     ratings: &Ratings,
     you: Option<Player>,
     watchers: usize,
+    actions: Actions,
     now: Timestamp,
 ) -> GameView {
     let (start, start_board) = start_board(record);
@@ -118,7 +187,7 @@ pub(crate) fn view_of(
         id: record.id.clone(),
         kind: record.kind,
         rev: session.map_or(0, Session::revision),
-        status: status_text(record, session),
+        status: status_of(record, session),
         result: session.and_then(Session::outcome).or(record.outcome),
         players: players(record, ratings),
         you,
@@ -134,7 +203,35 @@ pub(crate) fn view_of(
         takeback_request: session.and_then(Session::takeback_request),
         watchers,
         absent: Vec::new(),
+        actions,
     }
+}
+
+/// The whole game for the sockets: a spectator's view, the mover's legal moves, the
+/// seats and the clocks.
+pub(crate) fn snapshot_of(
+    record: &GameRecord,
+    session: Option<&Session>,
+    ratings: &Ratings,
+    watchers: usize,
+    rematch: Option<[bool; 2]>,
+) -> Snapshot {
+    let actions = actions_of(record, session, rematch);
+    let view = view_of(
+        record,
+        session,
+        ratings,
+        None,
+        watchers,
+        actions,
+        Timestamp::now(),
+    );
+    let legal = session.map_or_else(Vec::new, Session::legal_moves);
+    let clocks = session
+        .filter(|s| s.options().control.is_timed())
+        .map(|s| *s.clocks());
+    let seats = [record.first.clone(), record.second.clone()];
+    Snapshot::new(view, legal, seats, clocks)
 }
 
 fn legal_moves_for(session: &Session, you: Option<Player>) -> Vec<games::MoveInfo> {
@@ -161,9 +258,12 @@ pub(crate) struct Owner {
     session: Option<Session>,
     ratings: Ratings,
     commands: mpsc::Sender<Command>,
-    updates: broadcast::Sender<Update>,
-    summary: Arc<Mutex<Option<LiveGame>>>,
+    feed: Arc<Feed>,
     watchers: usize,
+    /// When the watcher count is next due out (`None`: it has not changed).
+    watchers_due: Option<tokio::time::Instant>,
+    /// When it last went out.
+    watchers_sent: tokio::time::Instant,
     /// The revision the AI is thinking on.
     ai_pending: Option<u64>,
     rematch: [bool; 2],
@@ -183,18 +283,18 @@ impl Owner {
         session: Option<Session>,
         ratings: Ratings,
         commands: mpsc::Sender<Command>,
-        updates: broadcast::Sender<Update>,
-        summary: Arc<Mutex<Option<LiveGame>>>,
     ) -> Owner {
+        let snapshot = snapshot_of(&record, session.as_ref(), &ratings, 0, Some([false; 2]));
         Owner {
             state,
             record,
             session,
             ratings,
             commands,
-            updates,
-            summary,
+            feed: Arc::new(Feed::new(snapshot)),
             watchers: 0,
+            watchers_due: None,
+            watchers_sent: tokio::time::Instant::now(),
             ai_pending: None,
             rematch: [false; 2],
             rematch_id: None,
@@ -202,6 +302,11 @@ impl Owner {
             timer_retry: Retry::default(),
             timer_retry_at: None,
         }
+    }
+
+    /// The game's feed, for its handle.
+    pub(crate) fn feed(&self) -> Arc<Feed> {
+        Arc::clone(&self.feed)
     }
 
     fn is_over(&self) -> bool {
@@ -254,6 +359,7 @@ impl Owner {
             if let Err(error) = self.store_ending(&session).await {
                 tracing::error!(game = %id, %error, "storing the ending of a resumed game");
             }
+            self.feed.refresh(self.snapshot());
         }
         self.refresh_summary();
         self.maybe_ai();
@@ -264,6 +370,7 @@ impl Owner {
             let deadline = self.flag_deadline();
             let first_move = self.first_move_deadline();
             let lingering = self.is_over() && self.watchers == 0;
+            let watchers_due = self.watchers_due;
             tokio::select! {
                 () = self.state.shutdown.cancelled() => break,
                 command = commands.recv() => match command {
@@ -272,6 +379,7 @@ impl Owner {
                 },
                 () = sleep_until(deadline), if deadline.is_some() => self.flag().await,
                 () = sleep_until(first_move), if first_move.is_some() => self.first_move_timeout().await,
+                () = sleep_until(watchers_due), if watchers_due.is_some() => self.publish_watchers(),
                 () = tokio::time::sleep(LINGER), if lingering => break,
             }
         }
@@ -279,19 +387,11 @@ impl Owner {
         self.state.live.remove(&id);
         let count = i64::try_from(self.state.live.count()).unwrap_or(i64::MAX);
         self.state.metrics.live_games.set(count);
-        self.state.live.announce_live_games();
+        self.state.live.lobby().game_removed(&id);
     }
 
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::View { ident, reply } => {
-                let you = ident.side_in(&self.record);
-                let _ = reply.send(self.view(you));
-            }
-            Command::CatchUp { ident, rev, reply } => {
-                let you = ident.side_in(&self.record);
-                let _ = reply.send(self.catch_up(you, rev));
-            }
             Command::Act {
                 ident,
                 message,
@@ -311,8 +411,9 @@ impl Owner {
             }
             Command::Watch { change, ident } => {
                 self.watchers = self.watchers.saturating_add_signed(change);
-                let _ = self.updates.send(Update::Watchers(self.watchers));
-                self.refresh_summary();
+                if self.watchers_due.is_none() {
+                    self.watchers_due = Some(self.watchers_sent + WATCHERS_EVERY);
+                }
                 if let Some(side) = ident.side_in(&self.record) {
                     self.presence_changed(side, change);
                 }
@@ -337,18 +438,35 @@ impl Owner {
         }
     }
 
-    fn view(&self, you: Option<Player>) -> GameView {
-        let now = Timestamp::now();
-        let mut view = view_of(
+    /// Sends the watcher count (coalesced: at most one every [`WATCHERS_EVERY`]).
+    fn publish_watchers(&mut self) {
+        self.watchers_due = None;
+        self.watchers_sent = tokio::time::Instant::now();
+        self.feed.set_watchers(self.watchers);
+        self.refresh_summary();
+    }
+
+    /// What the owner may still do about a rematch (`None` once it is made).
+    fn rematch_state(&self) -> Option<[bool; 2]> {
+        self.rematch_id.is_none().then_some(self.rematch)
+    }
+
+    /// What each player may do now.
+    fn actions(&self) -> Actions {
+        actions_of(&self.record, self.session.as_ref(), self.rematch_state())
+    }
+
+    /// The whole game now, for sockets that connect or fall behind.
+    fn snapshot(&self) -> Snapshot {
+        let mut snapshot = snapshot_of(
             &self.record,
             self.session.as_ref(),
             &self.ratings,
-            you,
             self.watchers,
-            now,
+            self.rematch_state(),
         );
-        view.absent = self.absent(now);
-        view
+        snapshot.view.absent = self.absent(Timestamp::now());
+        snapshot
     }
 
     /// The players gone from this game, as clients see it at `now`.
@@ -361,7 +479,8 @@ impl Owner {
     fn presence_changed(&mut self, side: Player, change: isize) {
         if self.presence.change(side, change, Timestamp::now()) {
             let absent = self.absent(Timestamp::now());
-            let _ = self.updates.send(Update::Absent(absent));
+            self.feed.refresh(self.snapshot());
+            self.feed.set_absent(to_text(&ServerMessage::Absent { absent }));
         }
     }
 
@@ -410,23 +529,44 @@ impl Owner {
         claimed.map(drop).map_err(Refusal::from)
     }
 
-    /// Events since `rev` if the session still has them, else the whole state.
-    fn catch_up(&self, you: Option<Player>, rev: Option<u64>) -> ServerMessage {
-        if let Some(session) = &self.session
-            && let Some(rev) = rev
-            && let Some(events) = session.events_since(rev)
-        {
-            return ServerMessage::Events {
-                from_rev: rev,
-                events: events.to_vec(),
-                board: BoardView::of(session.game()),
-                legal_moves: legal_moves_for(session, you),
-                clocks: ClocksView::of(session, Timestamp::now()),
-            };
-        }
-        ServerMessage::State {
-            game: Box::new(self.view(you)),
-        }
+    /// Publishes the change from revision `before` to the session now: one `events`
+    /// message for everyone, and a copy with the legal moves for the side to move.
+    fn publish_change(&self, before: u64) {
+        let Some(session) = &self.session else { return };
+        let Some(events) = session.events_since(before) else {
+            self.feed.reset(self.snapshot());
+            return;
+        };
+        let legal = session.legal_moves();
+        let mut message = ServerMessage::Events(Box::new(EventsView {
+            from_rev: before,
+            rev: session.revision(),
+            events: events.to_vec(),
+            status: status_of(&self.record, Some(session)),
+            result: session.outcome().or(self.record.outcome),
+            board: BoardView::of(session.game()),
+            legal_moves: Vec::new(),
+            clocks: ClocksView::of(session, Timestamp::now()),
+            draw_offer: session.draw_offer(),
+            takeback_request: session.takeback_request(),
+            actions: self.actions(),
+        }));
+        let public = to_text(&message);
+        let mover = if legal.is_empty() {
+            None
+        } else {
+            if let ServerMessage::Events(view) = &mut message {
+                view.legal_moves = legal;
+            }
+            Some((session.to_move(), to_text(&message)))
+        };
+        let frame = Frame {
+            from: before,
+            to: session.revision(),
+            public,
+            mover,
+        };
+        self.feed.change(frame, self.snapshot());
     }
 
     async fn act(
@@ -530,7 +670,7 @@ impl Owner {
             self.store_ending(&next).await?;
         }
         self.session = Some(next);
-        let _ = self.updates.send(Update::Changed { from: before });
+        self.publish_change(before);
         self.refresh_summary();
         self.maybe_ai();
         Ok(())
@@ -574,7 +714,7 @@ impl Owner {
                 Refusal::new(SocketError::Internal, "the server could not store that")
             })?;
         self.record.status = GameStatus::Aborted;
-        let _ = self.updates.send(Update::Reload);
+        self.feed.reset(self.snapshot());
         self.refresh_summary();
         Ok(())
     }
@@ -678,7 +818,7 @@ impl Owner {
         self.ratings = ratings_of(&self.state, &record).await;
         self.record = record;
         self.session = Some(session);
-        let _ = self.updates.send(Update::Reload);
+        self.feed.reset(self.snapshot());
         self.refresh_summary();
         self.maybe_ai();
         Ok(side)
@@ -699,6 +839,8 @@ impl Owner {
         let opponent_agrees =
             self.rematch[opponent.index()] || self.record.seat(opponent).ai_level.is_some();
         if !opponent_agrees {
+            // The asker's button goes; the opponent's stays (and says it was asked).
+            self.feed.refresh(self.snapshot());
             return Ok(None);
         }
         let (Some(first), Some(second)) = (
@@ -734,7 +876,8 @@ impl Owner {
             slot.bind(&record.id);
         }
         self.rematch_id = Some(record.id.clone());
-        let _ = self.updates.send(Update::Rematch(record.id.clone()));
+        self.feed.set_rematch(&record.id);
+        self.feed.refresh(self.snapshot());
         Ok(Some(record.id))
     }
 
@@ -770,10 +913,11 @@ impl Owner {
     }
 
     /// What the live list shows of this game (nothing until both seats are taken or
-    /// once it is over).
+    /// once it is over); the lobby passes it on, coalesced.
     fn refresh_summary(&self) {
-        let summary = match &self.session {
-            Some(session) if session.is_ongoing() => Some(LiveGame {
+        let lobby = self.state.live.lobby();
+        match &self.session {
+            Some(session) if session.is_ongoing() => lobby.game_changed(LiveGame {
                 id: self.record.id.clone(),
                 kind: self.record.kind,
                 players: players(&self.record, &self.ratings),
@@ -781,11 +925,10 @@ impl Owner {
                 time_control: self.record.time_control.clone(),
                 rated: self.record.rated,
                 watchers: self.watchers,
+                created_at: self.record.created_at,
             }),
-            _ => None,
-        };
-        *lock(&self.summary) = summary;
-        self.state.live.announce_live_games();
+            _ => lobby.game_removed(&self.record.id),
+        }
     }
 }
 

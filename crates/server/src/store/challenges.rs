@@ -114,6 +114,45 @@ pub struct Challenge {
     pub created_at: i64,
 }
 
+/// How long a challenge for a live game (Fischer or untimed) stays open unless accepted:
+/// its poster is expected to be waiting for it.
+pub const LIVE_CHALLENGE_TTL_MS: i64 = 30 * 60 * 1000;
+/// How long a correspondence challenge stays open.
+pub const CORRESPONDENCE_CHALLENGE_TTL_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+/// Whether a challenge with this time control is for a correspondence game.
+fn is_correspondence(time_control: &str) -> bool {
+    matches!(
+        time_control.parse::<session::TimeControl>(),
+        Ok(session::TimeControl::Correspondence { .. })
+    )
+}
+
+/// When a challenge made at `created_at` with this time control lapses.
+#[must_use]
+pub fn challenge_expires_at(time_control: &str, created_at: i64) -> i64 {
+    let ttl = if is_correspondence(time_control) {
+        CORRESPONDENCE_CHALLENGE_TTL_MS
+    } else {
+        LIVE_CHALLENGE_TTL_MS
+    };
+    created_at.saturating_add(ttl)
+}
+
+impl Challenge {
+    /// When it lapses unless accepted (ms since the Unix epoch).
+    #[must_use]
+    pub fn expires_at(&self) -> i64 {
+        challenge_expires_at(&self.time_control, self.created_at)
+    }
+
+    /// Whether it is for a live game (its poster is expected to be waiting).
+    #[must_use]
+    pub fn is_live(&self) -> bool {
+        !is_correspondence(&self.time_control)
+    }
+}
+
 const CHALLENGE_SELECT: &str = "SELECT c.id, c.kind, c.time_control, c.side, c.rated, \
     c.creator_user_id, u.username, c.creator_guest_id, q.name, c.status, c.game_id, \
     c.created_at \
@@ -207,18 +246,101 @@ impl Store {
         row.as_ref().map(challenge_from_row).transpose()
     }
 
-    /// The open challenges, oldest first, at most `limit`.
+    /// The open challenges not lapsed at `now`, newest first, at most `limit`.
     ///
     /// # Errors
     /// On a database failure.
-    pub async fn open_challenges(&self, limit: i64) -> Result<Vec<Challenge>, StoreError> {
+    pub async fn open_challenges(
+        &self,
+        limit: i64,
+        now: i64,
+    ) -> Result<Vec<Challenge>, StoreError> {
         let rows = sqlx::query(&format!(
-            "{CHALLENGE_SELECT} WHERE c.status = 'open' ORDER BY c.created_at, c.id LIMIT $1"
+            "{CHALLENGE_SELECT} WHERE c.status = 'open' AND c.created_at > $2 \
+             ORDER BY c.created_at DESC, c.id DESC LIMIT $1"
         ))
         .bind(limit)
+        .bind(now - CORRESPONDENCE_CHALLENGE_TTL_MS)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(challenge_from_row).collect()
+        let all = rows
+            .iter()
+            .map(challenge_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(all.into_iter().filter(|c| c.expires_at() > now).collect())
+    }
+
+    /// The open challenges of `by` not lapsed at `now`, newest first.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn open_challenges_of(
+        &self,
+        by: &Seat,
+        now: i64,
+    ) -> Result<Vec<Challenge>, StoreError> {
+        let (user, guest) = creator_columns(by)?;
+        let rows = sqlx::query(&format!(
+            "{CHALLENGE_SELECT} WHERE c.status = 'open' \
+             AND (c.creator_user_id = $1 OR c.creator_guest_id = $2) \
+             ORDER BY c.created_at DESC, c.id DESC"
+        ))
+        .bind(user)
+        .bind(guest)
+        .fetch_all(&self.pool)
+        .await?;
+        let all = rows
+            .iter()
+            .map(challenge_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(all.into_iter().filter(|c| c.expires_at() > now).collect())
+    }
+
+    /// Closes the open challenges lapsed at `now`; returns their ids.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn expire_challenges(&self, now: i64) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "{CHALLENGE_SELECT} WHERE c.status = 'open' AND c.created_at <= $1"
+        ))
+        .bind(now - LIVE_CHALLENGE_TTL_MS)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut expired = Vec::new();
+        for row in &rows {
+            let challenge = challenge_from_row(row)?;
+            if challenge.expires_at() <= now && self.close_challenge(&challenge.id).await? {
+                expired.push(challenge.id);
+            }
+        }
+        Ok(expired)
+    }
+
+    /// Withdraws every open challenge of `by` for a live game (they left the lobby);
+    /// returns their ids.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn cancel_live_challenges_of(&self, by: &Seat) -> Result<Vec<String>, StoreError> {
+        let mut cancelled = Vec::new();
+        for challenge in self.open_challenges_of(by, i64::MIN).await? {
+            if challenge.is_live() && self.close_challenge(&challenge.id).await? {
+                cancelled.push(challenge.id);
+            }
+        }
+        Ok(cancelled)
+    }
+
+    /// Marks an open challenge cancelled; false if it was no longer open.
+    async fn close_challenge(&self, id: &str) -> Result<bool, StoreError> {
+        let updated = sqlx::query(
+            "UPDATE challenges SET status = 'cancelled' WHERE id = $1 AND status = 'open'",
+        )
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(updated.rows_affected() == 1)
     }
 
     /// Withdraws an open challenge; only its maker may.

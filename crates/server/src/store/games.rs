@@ -102,7 +102,9 @@ pub enum PlayerRef {
 pub enum GameStatus {
     /// A seat is still open.
     Waiting,
-    /// Both seats are taken; moves are being played.
+    /// Both seats are taken; moves are being played (`ongoing` in JSON, as the game
+    /// socket says it; `playing` in the database).
+    #[serde(rename = "ongoing")]
     Playing,
     /// Over, with a result.
     Finished,

@@ -26,7 +26,10 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
 
 pub use archive::{ArchiveFilter, ArchivePage, ArchivedGame, ImportedGame};
-pub use challenges::{Challenge, ChallengeSide, ChallengeStatus, NewChallenge};
+pub use challenges::{
+    CORRESPONDENCE_CHALLENGE_TTL_MS, Challenge, ChallengeSide, ChallengeStatus,
+    LIVE_CHALLENGE_TTL_MS, NewChallenge, challenge_expires_at,
+};
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,

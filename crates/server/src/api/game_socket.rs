@@ -1,0 +1,290 @@
+//! `GET /ws/game/{id}`: a game's socket, for its players and spectators.
+//!
+//! Client messages go to the game's owner as commands; what changed comes back on the
+//! game's [`Feed`]: each change published once, serialised once, and the same text
+//! written to every socket (the side to move gets the copy with its legal moves). A
+//! socket never asks the owner what changed. A client that says `hello` with the last
+//! revision it saw gets the changes since from the feed's recent history, or the whole
+//! state when too far behind; a socket that falls behind the feed's queue is sent the
+//! whole state once it reads again, and one that does not read at all is closed after
+//! [`SEND_TIMEOUT`]. Nothing a socket does can make the owner wait.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use game::Player;
+use serde::Serialize;
+use session::Timestamp;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::ApiPath;
+use crate::auth::{SessionWatch, Viewer};
+use crate::conn::SocketSlot;
+use crate::error::ApiError;
+use crate::live::{
+    self, CatchUp, ClientMessage, Feed, Handle, Ident, Published, Refusal, ServerMessage,
+    SocketError,
+};
+use crate::security::{ClientIp, check_direct, check_same_origin};
+use crate::state::AppState;
+
+/// Largest message a socket accepts, in bytes.
+pub const SOCKET_MESSAGE_LIMIT: usize = 4096;
+/// A socket that says nothing for this long (the client pings every 25 s) is closed.
+pub(super) const SOCKET_IDLE: Duration = Duration::from_secs(90);
+/// A message that cannot be written within this long (the client does not read, and
+/// the connection's buffers are full) closes the socket.
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// The read buffer of a socket: client messages are small.
+const READ_BUFFER: usize = 4 * 1024;
+/// The most a socket buffers for writing before it refuses to: a few whole states.
+const MAX_WRITE_BUFFER: usize = 1024 * 1024;
+
+/// A socket upgrade with small buffers: an idle socket holds a few KiB, not 256 (axum's
+/// defaults are 128 KiB each way). Messages are written at once (no write buffering).
+pub(super) fn sized(upgrade: WebSocketUpgrade) -> WebSocketUpgrade {
+    upgrade
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(0)
+        .max_write_buffer_size(MAX_WRITE_BUFFER)
+        .max_message_size(SOCKET_MESSAGE_LIMIT)
+}
+
+/// `GET /ws/game/{id}`: the game's socket, for players and spectators.
+pub async fn game_socket(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    viewer: Viewer,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    check_same_origin(&headers, &state.config)?;
+    let handle = state.live.handle(&id);
+    if handle.is_none() && state.store.game(&id).await?.is_none() {
+        return Err(ApiError::not_found("no such game"));
+    }
+    let ident = Ident::from(&viewer);
+    let slot = state.connections.socket(ip)?;
+    let watch = state.revocations.watch(&state, &viewer);
+    Ok(sized(upgrade).on_upgrade(move |socket| {
+        serve_game(state, id, ident, handle, socket, Held { slot, watch })
+    }))
+}
+
+/// Writes `text`; false when the socket is gone or does not take it within
+/// [`SEND_TIMEOUT`].
+pub(super) async fn send_text(socket: &mut WebSocket, text: &str) -> bool {
+    matches!(
+        tokio::time::timeout(SEND_TIMEOUT, socket.send(Message::Text(text.into()))).await,
+        Ok(Ok(()))
+    )
+}
+
+/// Sends `message` as JSON text (serialised for this socket alone: answers and errors);
+/// false when the socket is gone.
+pub(super) async fn send<T: Serialize>(socket: &mut WebSocket, message: &T) -> bool {
+    match serde_json::to_string(message) {
+        Ok(text) => send_text(socket, &text).await,
+        Err(error) => {
+            tracing::error!(%error, "a socket message cannot be written");
+            false
+        }
+    }
+}
+
+/// One game socket's view of the game: who it is, and how far its client has been told.
+struct Viewing {
+    ident: Ident,
+    /// Their side, as the latest state seats them.
+    you: Option<Player>,
+    /// The revision the client has been sent (`None` until it says hello).
+    rev: Option<u64>,
+}
+
+impl Viewing {
+    /// What to send a client at `seen` to bring it up to date: the changes since, or
+    /// the whole state; then the clocks now (those of a change are as it was made).
+    fn catch_up(&mut self, feed: &Feed, seen: u64) -> Vec<Arc<str>> {
+        let mut texts = Vec::new();
+        let clocks = match feed.catch_up(seen) {
+            CatchUp::Frames(frames) => {
+                self.rev = Some(frames.last().map_or(seen, |f| f.to));
+                texts.extend(frames.iter().map(|f| Arc::clone(f.text_for(self.you))));
+                feed.snapshot().clocks_at(Timestamp::now())
+            }
+            CatchUp::State(snapshot) => {
+                self.you = self.ident.side_among(&snapshot.seats);
+                self.rev = Some(snapshot.rev());
+                texts.push(snapshot.state_text(self.you));
+                texts.push(feed.watchers());
+                snapshot.clocks_at(Timestamp::now())
+            }
+        };
+        if clocks.is_some_and(|c| c.running.is_some()) {
+            texts.push(live::feed::to_text(&ServerMessage::Clocks { clocks }));
+        }
+        texts
+    }
+
+    /// What to send for one publication.
+    fn published(&mut self, feed: &Feed, item: Published) -> Vec<Arc<str>> {
+        match item {
+            Published::Watchers(text) | Published::Rematch(text) | Published::Absent(text) => {
+                vec![text]
+            }
+            Published::Change(frame) => match self.rev {
+                // Not said hello yet: it will get the state then.
+                None => Vec::new(),
+                Some(rev) if frame.to <= rev => Vec::new(),
+                Some(rev) if frame.from == rev => {
+                    self.rev = Some(frame.to);
+                    vec![Arc::clone(frame.text_for(self.you))]
+                }
+                // A gap: what was missed, from the history or as the whole state.
+                Some(rev) => self.catch_up(feed, rev),
+            },
+            Published::Reset => match self.rev {
+                None => Vec::new(),
+                Some(_) => self.catch_up(feed, 0),
+            },
+        }
+    }
+}
+
+/// What a socket holds while it is open: its place in its address's count of sockets,
+/// and the watch on the sign-in it was opened under.
+pub(super) struct Held {
+    pub(super) slot: SocketSlot,
+    pub(super) watch: SessionWatch,
+}
+
+/// One game socket.
+async fn serve_game(
+    state: AppState,
+    id: String,
+    ident: Ident,
+    mut handle: Option<Handle>,
+    mut socket: WebSocket,
+    held: Held,
+) {
+    let Held { slot: _slot, mut watch } = held;
+    state.metrics.sockets.inc();
+    let limiter = state.limiters.socket_limiter();
+    let feed = handle.as_ref().map(|h| Arc::clone(h.feed()));
+    let mut updates = feed.as_ref().map(|f| f.subscribe());
+    if let Some(handle) = &handle {
+        handle.watch(1, &ident).await;
+    }
+    let mut viewing = Viewing {
+        you: feed
+            .as_ref()
+            .and_then(|f| ident.side_among(&f.snapshot().seats)),
+        ident,
+        rev: None,
+    };
+    'serve: loop {
+        let texts: Vec<Arc<str>> = tokio::select! {
+            () = state.shutdown.cancelled() => break,
+            // Signed out everywhere, or the password changed: the socket closes.
+            () = watch.ended() => break,
+            incoming = tokio::time::timeout(SOCKET_IDLE, socket.recv()) => {
+                let Ok(Some(Ok(message))) = incoming else { break };
+                let text = match message {
+                    Message::Text(text) => text,
+                    Message::Close(_) => break,
+                    Message::Ping(_) | Message::Pong(_) => continue,
+                    Message::Binary(_) => {
+                        let refusal = Refusal::new(SocketError::BadMessage, "messages are JSON text");
+                        if !send(&mut socket, &ServerMessage::from(refusal)).await { break }
+                        continue;
+                    }
+                };
+                if check_direct(&limiter).is_err() {
+                    let refusal = Refusal::new(SocketError::RateLimited, "too many messages: slow down");
+                    if !send(&mut socket, &ServerMessage::from(refusal)).await { break }
+                    continue;
+                }
+                // An action under a sign-in that has ended since is not taken.
+                if !watch.still_valid().await { break }
+                let reply = match serde_json::from_str::<ClientMessage>(&text) {
+                    Err(error) => Some(Refusal::new(SocketError::BadMessage, format!("not a message of this socket: {error}")).into()),
+                    Ok(ClientMessage::Ping) => Some(ServerMessage::Pong),
+                    Ok(ClientMessage::Hello { rev: seen }) => match &feed {
+                        Some(feed) if handle.is_some() => {
+                            let mut texts = viewing.catch_up(feed, seen);
+                            texts.extend(feed.rematch());
+                            for text in &texts {
+                                if !send_text(&mut socket, text).await { break 'serve }
+                            }
+                            None
+                        }
+                        _ => stored_state(&state, &id, &viewing.ident).await,
+                    },
+                    Ok(message) => match &handle {
+                        Some(handle) => match handle.act(viewing.ident.clone(), message).await {
+                            Ok(Some(new_id)) => Some(ServerMessage::Rematch { id: new_id }),
+                            // The change comes back on the feed, like everyone's.
+                            Ok(None) => None,
+                            Err(refusal) => Some(refusal.into()),
+                        },
+                        None => Some(Refusal::new(SocketError::GameOver, "the game is over").into()),
+                    },
+                };
+                match reply {
+                    Some(reply) => vec![live::feed::to_text(&reply)],
+                    None => Vec::new(),
+                }
+            }
+            item = recv(&mut updates) => match (item, &feed) {
+                (Ok(item), Some(feed)) => viewing.published(feed, item),
+                (Err(RecvError::Lagged(_)), Some(feed)) => match viewing.rev {
+                    Some(rev) => viewing.catch_up(feed, rev),
+                    None => Vec::new(),
+                },
+                _ => {
+                    // The owner has gone (the game is long over): what is stored now
+                    // answers this socket.
+                    updates = None;
+                    handle = None;
+                    Vec::new()
+                }
+            },
+        };
+        for text in &texts {
+            if !send_text(&mut socket, text).await {
+                break 'serve;
+            }
+        }
+    }
+    if let Some(handle) = &handle {
+        handle.watch(-1, &viewing.ident).await;
+    }
+    state.metrics.sockets.dec();
+}
+
+async fn recv(
+    updates: &mut Option<tokio::sync::broadcast::Receiver<Published>>,
+) -> Result<Published, RecvError> {
+    match updates {
+        Some(receiver) => receiver.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn stored_state(state: &AppState, id: &str, ident: &Ident) -> Option<ServerMessage> {
+    match live::stored_view(state, id, ident).await {
+        Ok(Some(view)) => Some(ServerMessage::State {
+            game: Box::new(view),
+        }),
+        Ok(None) => Some(Refusal::new(SocketError::NotFound, "no such game").into()),
+        Err(error) => {
+            tracing::error!(%error, "reading a game");
+            Some(Refusal::new(SocketError::Internal, "the game cannot be read now").into())
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! What a game's owner publishes and its sockets read: each change once, as a versioned
+//! message serialised once and shared by every socket of the game; a bounded history
+//! of recent changes and the latest full state, kept beside the game's handle so that a
+//! socket catches up without asking the owner anything.
+//!
+//! The socket layer and the owner talk only through these messages (and the commands
+//! of [`super::Command`]): this is the seam along which a game's sockets can later live
+//! in another process than its owner.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use game::Player;
+use games::MoveInfo;
+use session::{Clocks, Timestamp};
+use tokio::sync::broadcast;
+
+use super::lock;
+use super::messages::{ClocksView, GameView, ServerMessage};
+use crate::store::SeatRecord;
+
+/// How many published items a socket may fall behind before it is sent the whole state
+/// instead (its queue: items are shared `Arc`s, so this bounds entries, not bytes).
+pub const QUEUE: usize = 64;
+/// How many recent changes the feed keeps for sockets that reconnect (a dropped
+/// connection usually misses one or two). Each holds its serialised `events` message
+/// (board included: a few KiB), so this bounds a game's memory.
+pub const HISTORY: usize = 16;
+
+/// Who sits in each seat: enough to tell a socket's side without the owner.
+pub type Seats = [SeatRecord; 2];
+
+/// One change of the game, serialised once.
+#[derive(Debug)]
+pub struct Frame {
+    /// The revision before it.
+    pub from: u64,
+    /// The revision after it.
+    pub to: u64,
+    /// The `events` message as spectators and the player not to move get it.
+    pub public: Arc<str>,
+    /// The same with the legal moves, for the sockets of the side to move.
+    pub mover: Option<(Player, Arc<str>)>,
+}
+
+impl Frame {
+    /// The text for a viewer on `you`'s side (a spectator: `None`).
+    #[must_use]
+    pub fn text_for(&self, you: Option<Player>) -> &Arc<str> {
+        match &self.mover {
+            Some((side, text)) if you == Some(*side) => text,
+            _ => &self.public,
+        }
+    }
+}
+
+/// The whole game at one revision, for a socket that connects or has missed too much:
+/// built once per change, serialised lazily (at most once per kind of viewer).
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The game as a spectator sees it (no side, no legal moves).
+    pub view: GameView,
+    /// The legal moves of the side to move.
+    pub legal: Vec<MoveInfo>,
+    /// The seats, to tell a socket's side.
+    pub seats: Seats,
+    /// The clocks as data, to say the time left at any moment.
+    pub clocks: Option<Clocks>,
+    /// The `state` message for a spectator, the first player and the second player.
+    texts: [OnceLock<Arc<str>>; 3],
+}
+
+impl Snapshot {
+    /// A snapshot of `view` (a spectator's) with the mover's legal moves.
+    #[must_use]
+    pub fn new(
+        view: GameView,
+        legal: Vec<MoveInfo>,
+        seats: Seats,
+        clocks: Option<Clocks>,
+    ) -> Snapshot {
+        Snapshot {
+            view,
+            legal,
+            seats,
+            clocks,
+            texts: Default::default(),
+        }
+    }
+
+    /// The session revision it shows.
+    #[must_use]
+    pub fn rev(&self) -> u64 {
+        self.view.rev
+    }
+
+    /// The game as the player `you` (or a spectator) sees it, with the clocks at `now`.
+    #[must_use]
+    pub fn view_for(&self, you: Option<Player>, now: Timestamp) -> GameView {
+        let mut view = self.personal(you);
+        view.clocks = self.clocks_at(now).or(view.clocks);
+        view
+    }
+
+    fn personal(&self, you: Option<Player>) -> GameView {
+        let mut view = self.view.clone();
+        view.you = you;
+        if you.is_some() && you == Some(view.board.to_move) && !self.legal.is_empty() {
+            view.legal_moves.clone_from(&self.legal);
+        }
+        view
+    }
+
+    /// The clocks at `now` (`None` untimed).
+    #[must_use]
+    pub fn clocks_at(&self, now: Timestamp) -> Option<ClocksView> {
+        let clocks = self.clocks.as_ref()?;
+        ClocksView::from_clocks(clocks, now)
+    }
+
+    /// The `state` message for `you`, serialised on first use.
+    pub fn state_text(&self, you: Option<Player>) -> Arc<str> {
+        let slot = match you {
+            None => 0,
+            Some(Player::First) => 1,
+            Some(Player::Second) => 2,
+        };
+        Arc::clone(self.texts[slot].get_or_init(|| {
+            let message = ServerMessage::State {
+                game: Box::new(self.personal(you)),
+            };
+            to_text(&message)
+        }))
+    }
+}
+
+/// What the owner publishes to the game's sockets.
+#[derive(Clone, Debug)]
+pub enum Published {
+    /// A change: the session moved on.
+    Change(Arc<Frame>),
+    /// Something the events do not carry (a seat taken, a waiting game called off):
+    /// every socket sends the whole state.
+    Reset,
+    /// The number of watchers (at most a few a second).
+    Watchers(Arc<str>),
+    /// The agreed rematch.
+    Rematch(Arc<str>),
+    /// Who has left the game (every socket of theirs closed), and when the opponent may
+    /// claim: on every arrival and departure.
+    Absent(Arc<str>),
+}
+
+/// A game's publications: the channel, the recent history and the latest state.
+#[derive(Debug)]
+pub struct Feed {
+    sender: broadcast::Sender<Published>,
+    inner: Mutex<Kept>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    history: VecDeque<Arc<Frame>>,
+    snapshot: Arc<Snapshot>,
+    watchers: Arc<str>,
+    rematch: Option<Arc<str>>,
+}
+
+/// What a socket at a revision has missed.
+#[derive(Debug)]
+pub enum CatchUp {
+    /// These changes, oldest first.
+    Frames(Vec<Arc<Frame>>),
+    /// Too far behind (or unknown): the whole state.
+    State(Arc<Snapshot>),
+}
+
+impl Feed {
+    /// A feed whose state is `snapshot`.
+    #[must_use]
+    pub fn new(snapshot: Snapshot) -> Feed {
+        Feed {
+            sender: broadcast::channel(QUEUE).0,
+            inner: Mutex::new(Kept {
+                history: VecDeque::with_capacity(HISTORY),
+                snapshot: Arc::new(snapshot),
+                watchers: to_text(&ServerMessage::Watchers { count: 0 }),
+                rematch: None,
+            }),
+        }
+    }
+
+    /// Subscribes to what is published from now on.
+    #[must_use]
+    pub fn subscribe(&self) -> broadcast::Receiver<Published> {
+        self.sender.subscribe()
+    }
+
+    /// How many sockets listen.
+    #[must_use]
+    pub fn listeners(&self) -> usize {
+        self.sender.receiver_count()
+    }
+
+    /// The latest state.
+    #[must_use]
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::clone(&lock(&self.inner).snapshot)
+    }
+
+    /// The latest watchers message.
+    #[must_use]
+    pub fn watchers(&self) -> Arc<str> {
+        Arc::clone(&lock(&self.inner).watchers)
+    }
+
+    /// The rematch message, once one is agreed.
+    #[must_use]
+    pub fn rematch(&self) -> Option<Arc<str>> {
+        lock(&self.inner).rematch.clone()
+    }
+
+    /// What a client that has seen revision `rev` missed: the changes since, if the
+    /// history still has them all, else the whole state.
+    #[must_use]
+    pub fn catch_up(&self, rev: u64) -> CatchUp {
+        let kept = lock(&self.inner);
+        let latest = kept.snapshot.rev();
+        if rev == 0 || rev > latest {
+            return CatchUp::State(Arc::clone(&kept.snapshot));
+        }
+        let frames: Vec<Arc<Frame>> = kept
+            .history
+            .iter()
+            .filter(|f| f.to > rev)
+            .cloned()
+            .collect();
+        let joined = frames.first().map_or(rev == latest, |f| f.from == rev)
+            && frames.windows(2).all(|w| w[0].to == w[1].from);
+        if joined {
+            CatchUp::Frames(frames)
+        } else {
+            CatchUp::State(Arc::clone(&kept.snapshot))
+        }
+    }
+
+    /// Publishes a change and the state after it.
+    pub fn change(&self, frame: Frame, snapshot: Snapshot) {
+        let frame = Arc::new(frame);
+        {
+            let mut kept = lock(&self.inner);
+            if kept.history.len() == HISTORY {
+                kept.history.pop_front();
+            }
+            // Only the latest legal moves matter to a client catching up: the copy with
+            // the mover's legal moves is kept for the newest change only.
+            if let Some(last) = kept.history.back_mut()
+                && last.mover.is_some()
+            {
+                *last = Arc::new(Frame {
+                    from: last.from,
+                    to: last.to,
+                    public: Arc::clone(&last.public),
+                    mover: None,
+                });
+            }
+            kept.history.push_back(Arc::clone(&frame));
+            kept.snapshot = Arc::new(snapshot);
+        }
+        let _ = self.sender.send(Published::Change(frame));
+    }
+
+    /// Publishes a new state that the events do not describe.
+    pub fn reset(&self, snapshot: Snapshot) {
+        {
+            let mut kept = lock(&self.inner);
+            kept.history.clear();
+            kept.snapshot = Arc::new(snapshot);
+        }
+        let _ = self.sender.send(Published::Reset);
+    }
+
+    /// Replaces the state without telling the sockets (what they were told still holds:
+    /// a rating shown after the end, say).
+    pub fn refresh(&self, snapshot: Snapshot) {
+        lock(&self.inner).snapshot = Arc::new(snapshot);
+    }
+
+    /// Publishes the number of watchers.
+    pub fn set_watchers(&self, count: usize) {
+        let text = to_text(&ServerMessage::Watchers { count });
+        lock(&self.inner).watchers = Arc::clone(&text);
+        let _ = self.sender.send(Published::Watchers(text));
+    }
+
+    /// Publishes who is gone from the game now (an `absent` message).
+    pub fn set_absent(&self, text: Arc<str>) {
+        let _ = self.sender.send(Published::Absent(text));
+    }
+
+    /// Publishes the agreed rematch.
+    pub fn set_rematch(&self, id: &str) {
+        let text = to_text(&ServerMessage::Rematch { id: id.to_owned() });
+        lock(&self.inner).rematch = Some(Arc::clone(&text));
+        let _ = self.sender.send(Published::Rematch(text));
+    }
+}
+
+/// A message as JSON text, shared.
+pub fn to_text<T: serde::Serialize>(message: &T) -> Arc<str> {
+    match serde_json::to_string(message) {
+        Ok(text) => text.into(),
+        Err(error) => {
+            // The messages are plain data: this does not happen.
+            tracing::error!(%error, "a socket message cannot be written");
+            Arc::from("{}")
+        }
+    }
+}

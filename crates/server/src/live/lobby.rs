@@ -1,0 +1,353 @@
+//! The lobby: the games being played and the open challenges, as every visitor of the
+//! home page sees them. Game owners and the challenge endpoints record changes here;
+//! the changes go out coalesced (at most one message every [`FLUSH_EVERY`]), each
+//! serialised once and shared by every lobby socket. A socket that connects, or falls
+//! behind, gets one snapshot (serialised once per version).
+//!
+//! The lobby shows the [`WINDOW`] newest games being played (with their boards) and
+//! how many there are in all; `GET /api/games?status=live` pages through all of them.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use tokio::sync::broadcast;
+
+use super::feed::to_text;
+use super::messages::{ChallengeView, LiveGame, LobbyMessage};
+use super::{Ident, lock};
+
+/// How many live games the lobby socket shows and keeps up to date.
+pub const WINDOW: usize = 24;
+/// The lobby sends at most one change message this often.
+pub const FLUSH_EVERY: Duration = Duration::from_millis(250);
+/// How many open challenges the lobby lists.
+pub const CHALLENGES_SHOWN: usize = 100;
+/// How many messages a lobby socket may fall behind before it is sent a snapshot.
+const QUEUE: usize = 32;
+
+/// A lobby message, serialised, with the socket it is for (`None`: every socket).
+#[derive(Clone, Debug)]
+pub struct LobbyFrame {
+    /// The lobby's version after it (0 for a message outside the sequence).
+    pub v: u64,
+    /// The JSON text.
+    pub text: Arc<str>,
+    /// Only the sockets of this person get it.
+    pub to: Option<Arc<Ident>>,
+}
+
+/// The lobby of this server.
+#[derive(Debug)]
+pub struct Lobby {
+    inner: Mutex<State>,
+    sender: broadcast::Sender<LobbyFrame>,
+    /// Itself, for the task that sends the next change.
+    this: Weak<Lobby>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    version: u64,
+    games: HashMap<String, LiveGame>,
+    /// The games being played, oldest first by (made at, id).
+    order: BTreeSet<(i64, String)>,
+    /// The games the sockets were last told of (the window), newest first.
+    shown: Vec<String>,
+    /// Games changed since the last message.
+    dirty: HashSet<String>,
+    /// The live count the sockets were last told.
+    shown_live: usize,
+    /// Open challenges, newest first, with their posters.
+    challenges: Vec<(ChallengeView, Ident)>,
+    challenges_added: Vec<String>,
+    challenges_removed: Vec<String>,
+    /// A message is scheduled.
+    scheduled: bool,
+    last_flush: Option<tokio::time::Instant>,
+    /// The snapshot of `version`, once serialised.
+    snapshot: Option<Arc<str>>,
+    /// Lobby sockets open, per person (user or guest id).
+    present: HashMap<String, usize>,
+}
+
+impl Lobby {
+    /// An empty lobby.
+    #[must_use]
+    pub fn new() -> Arc<Lobby> {
+        Arc::new_cyclic(|this| Lobby {
+            inner: Mutex::new(State::default()),
+            sender: broadcast::channel(QUEUE).0,
+            this: this.clone(),
+        })
+    }
+
+    /// Subscribes a socket; then read [`Lobby::snapshot`] and skip frames up to its
+    /// version.
+    #[must_use]
+    pub fn subscribe(&self) -> broadcast::Receiver<LobbyFrame> {
+        self.sender.subscribe()
+    }
+
+    /// The whole lobby now, serialised once per version: (version, text).
+    #[must_use]
+    pub fn snapshot(&self, now_ms: i64) -> (u64, Arc<str>) {
+        let mut state = lock(&self.inner);
+        let expired = state.challenges.iter().any(|(c, _)| c.expires_at <= now_ms);
+        if expired {
+            state.expire(now_ms);
+            state.snapshot = None;
+        }
+        if let Some(text) = &state.snapshot {
+            return (state.version, Arc::clone(text));
+        }
+        let text = to_text(&LobbyMessage::Snapshot {
+            v: state.version,
+            // The games the sockets were last told of (as they are now): the next
+            // change message adds to and removes from exactly this list.
+            games: state
+                .shown
+                .iter()
+                .filter_map(|id| state.games.get(id).cloned())
+                .collect(),
+            live: state.games.len(),
+            challenges: state.challenges.iter().map(|(c, _)| c.clone()).collect(),
+        });
+        state.snapshot = Some(Arc::clone(&text));
+        let version = state.version;
+        drop(state);
+        if expired {
+            self.schedule();
+        }
+        (version, text)
+    }
+
+    /// A page of the games being played, newest first, and how many there are.
+    #[must_use]
+    pub fn live_page(&self, offset: usize, limit: usize) -> (Vec<LiveGame>, usize) {
+        let state = lock(&self.inner);
+        let games = state
+            .order
+            .iter()
+            .rev()
+            .skip(offset)
+            .take(limit)
+            .filter_map(|(_, id)| state.games.get(id).cloned())
+            .collect();
+        (games, state.games.len())
+    }
+
+    /// A game being played has started or changed.
+    pub fn game_changed(&self, game: LiveGame) {
+        {
+            let mut state = lock(&self.inner);
+            let id = game.id.clone();
+            state.order.insert((game.created_at, id.clone()));
+            state.games.insert(id.clone(), game);
+            state.dirty.insert(id);
+        }
+        self.schedule();
+    }
+
+    /// A game is no longer being played.
+    pub fn game_removed(&self, id: &str) {
+        {
+            let mut state = lock(&self.inner);
+            let Some(game) = state.games.remove(id) else {
+                return;
+            };
+            state.order.remove(&(game.created_at, game.id));
+            state.dirty.remove(id);
+        }
+        self.schedule();
+    }
+
+    /// The open challenges, newest first (what a store read at start finds).
+    pub fn set_challenges(&self, challenges: Vec<(ChallengeView, Ident)>) {
+        {
+            let mut state = lock(&self.inner);
+            state.challenges = challenges;
+            state.challenges.truncate(CHALLENGES_SHOWN);
+            state.snapshot = None;
+            state.version += 1;
+        }
+        self.schedule();
+    }
+
+    /// A challenge was posted by `by`.
+    pub fn challenge_added(&self, challenge: ChallengeView, by: Ident) {
+        {
+            let mut state = lock(&self.inner);
+            state.challenges_added.push(challenge.id.clone());
+            state.challenges.insert(0, (challenge, by));
+            if state.challenges.len() > CHALLENGES_SHOWN
+                && let Some((last, _)) = state.challenges.pop()
+            {
+                state.challenges_removed.push(last.id);
+            }
+        }
+        self.schedule();
+    }
+
+    /// A challenge is gone (accepted, withdrawn, lapsed).
+    pub fn challenge_removed(&self, id: &str) {
+        {
+            let mut state = lock(&self.inner);
+            let before = state.challenges.len();
+            state.challenges.retain(|(c, _)| c.id != id);
+            if state.challenges.len() == before {
+                return;
+            }
+            state.challenges_removed.push(id.to_owned());
+        }
+        self.schedule();
+    }
+
+    /// The poster of challenge `challenge` is told that it became game `game`, at once.
+    pub fn tell_accepted(&self, poster: Ident, challenge: &str, game: &str) {
+        let text = to_text(&LobbyMessage::ChallengeAccepted {
+            challenge: challenge.to_owned(),
+            game: game.to_owned(),
+        });
+        let _ = self.sender.send(LobbyFrame {
+            v: 0,
+            text,
+            to: Some(Arc::new(poster)),
+        });
+    }
+
+    /// A lobby socket of `who` opened.
+    pub fn enter(&self, who: &Ident) {
+        if let Some(key) = who.key() {
+            *lock(&self.inner).present.entry(key.to_owned()).or_default() += 1;
+        }
+    }
+
+    /// A lobby socket of `who` closed; true when it was their last.
+    pub fn leave(&self, who: &Ident) -> bool {
+        let Some(key) = who.key() else { return false };
+        let mut state = lock(&self.inner);
+        let Some(count) = state.present.get_mut(key) else {
+            return false;
+        };
+        *count -= 1;
+        if *count == 0 {
+            state.present.remove(key);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Whether `who` has a lobby socket open.
+    #[must_use]
+    pub fn is_present(&self, who: &Ident) -> bool {
+        who.key()
+            .is_some_and(|key| lock(&self.inner).present.contains_key(key))
+    }
+
+    /// Makes sure a change message goes out within [`FLUSH_EVERY`].
+    fn schedule(&self) {
+        let wait = {
+            let mut state = lock(&self.inner);
+            if state.scheduled {
+                return;
+            }
+            state.scheduled = true;
+            state.last_flush.map_or(Duration::ZERO, |at| {
+                (at + FLUSH_EVERY).saturating_duration_since(tokio::time::Instant::now())
+            })
+        };
+        let this = self.this.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            if let Some(lobby) = this.upgrade() {
+                lobby.flush();
+            }
+        });
+    }
+
+    /// Sends what changed since the last message, as one message.
+    fn flush(&self) {
+        let mut state = lock(&self.inner);
+        state.scheduled = false;
+        state.last_flush = Some(tokio::time::Instant::now());
+        let window: Vec<String> = state.window().cloned().collect();
+        let old: HashSet<&String> = state.shown.iter().collect();
+        let new: HashSet<&String> = window.iter().collect();
+        let games_added: Vec<LiveGame> = window
+            .iter()
+            .filter(|id| !old.contains(id))
+            .filter_map(|id| state.games.get(id).cloned())
+            .collect();
+        let games_changed: Vec<LiveGame> = window
+            .iter()
+            .filter(|id| old.contains(id) && state.dirty.contains(*id))
+            .filter_map(|id| state.games.get(id).cloned())
+            .collect();
+        let games_removed: Vec<String> = state
+            .shown
+            .iter()
+            .filter(|id| !new.contains(id))
+            .cloned()
+            .collect();
+        let live = state.games.len();
+        let added = std::mem::take(&mut state.challenges_added);
+        let challenges_added: Vec<_> = state
+            .challenges
+            .iter()
+            .filter(|(c, _)| added.contains(&c.id))
+            .map(|(c, _)| c.clone())
+            .collect();
+        let challenges_removed: Vec<String> = std::mem::take(&mut state.challenges_removed)
+            .into_iter()
+            .filter(|id| !added.contains(id))
+            .collect();
+        state.dirty.clear();
+        state.shown = window;
+        let nothing = games_added.is_empty()
+            && games_changed.is_empty()
+            && games_removed.is_empty()
+            && challenges_added.is_empty()
+            && challenges_removed.is_empty()
+            && live == state.shown_live;
+        if nothing {
+            return;
+        }
+        state.shown_live = live;
+        state.version += 1;
+        state.snapshot = None;
+        let v = state.version;
+        let text = to_text(&LobbyMessage::Changes {
+            v,
+            games_added,
+            games_changed,
+            games_removed,
+            live,
+            challenges_added,
+            challenges_removed,
+        });
+        drop(state);
+        let _ = self.sender.send(LobbyFrame { v, text, to: None });
+    }
+}
+
+impl State {
+    /// The ids of the newest [`WINDOW`] games, newest first.
+    fn window(&self) -> impl Iterator<Item = &String> {
+        self.order.iter().rev().take(WINDOW).map(|(_, id)| id)
+    }
+
+    /// Drops the challenges lapsed at `now_ms` (the store marks them in its sweep).
+    fn expire(&mut self, now_ms: i64) {
+        let mut gone = Vec::new();
+        self.challenges.retain(|(c, _)| {
+            let keep = c.expires_at > now_ms;
+            if !keep {
+                gone.push(c.id.clone());
+            }
+            keep
+        });
+        self.challenges_removed.extend(gone);
+    }
+}

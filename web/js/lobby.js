@@ -1,0 +1,82 @@
+// The lobby as the home and watch pages see it: one socket (/ws/lobby), a snapshot on
+// connecting, then the server's coalesced changes applied here. The pages read only
+// this; nothing is fetched again when something changes.
+import { Socket } from './socket.js';
+
+/** @typedef {import('./types.js').LiveGame} LiveGame */
+/** @typedef {import('./types.js').Challenge} Challenge */
+/** @typedef {import('./types.js').LobbySocketMessage} LobbySocketMessage */
+
+/**
+ * @typedef {object} LobbyOptions
+ * @property {() => void} [onGames] the live games changed
+ * @property {() => void} [onChallenges] the challenges changed
+ * @property {(game: string, challenge: string) => void} [onAccepted] this visitor's
+ *   challenge was accepted and became `game`
+ */
+
+/** Newest first, by when it was made, then id (as the server orders them). */
+const newestFirst = (/** @type {{created_at: number, id: string}} */ a, /** @type {{created_at: number, id: string}} */ b) =>
+  b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+export class Lobby {
+  /** @param {LobbyOptions} options */
+  constructor(options) {
+    this.options = options;
+    /** @type {Map<string, LiveGame>} */
+    this.gameMap = new Map();
+    /** @type {Map<string, Challenge>} */
+    this.challengeMap = new Map();
+    /** How many games are being played in all (the lobby shows the newest only). */
+    this.live = 0;
+    /** Whether the first snapshot has come. */
+    this.ready = false;
+    this.socket = new Socket('/ws/lobby', {
+      onMessage: (/** @type {LobbySocketMessage} */ msg) => this.apply(msg),
+    });
+  }
+
+  /** @param {LobbySocketMessage} msg */
+  apply(msg) {
+    switch (msg.t) {
+      case 'snapshot':
+        this.ready = true;
+        this.gameMap = new Map(msg.games.map((g) => [g.id, g]));
+        this.challengeMap = new Map(msg.challenges.map((c) => [c.id, c]));
+        this.live = msg.live;
+        this.options.onGames?.();
+        this.options.onChallenges?.();
+        break;
+      case 'changes': {
+        for (const id of msg.games_removed) this.gameMap.delete(id);
+        for (const g of [...msg.games_added, ...msg.games_changed]) this.gameMap.set(g.id, g);
+        for (const id of msg.challenges_removed) this.challengeMap.delete(id);
+        for (const c of msg.challenges_added) this.challengeMap.set(c.id, c);
+        this.live = msg.live;
+        const games = msg.games_removed.length + msg.games_added.length + msg.games_changed.length > 0;
+        if (games || msg.live !== undefined) this.options.onGames?.();
+        if (msg.challenges_removed.length + msg.challenges_added.length > 0) this.options.onChallenges?.();
+        break;
+      }
+      case 'challenge_accepted':
+        this.options.onAccepted?.(msg.game, msg.challenge);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** @returns {LiveGame[]} the live games shown, newest first */
+  games() {
+    return [...this.gameMap.values()].sort(newestFirst);
+  }
+
+  /** @returns {Challenge[]} the open challenges, newest first */
+  challenges() {
+    return [...this.challengeMap.values()].sort(newestFirst);
+  }
+
+  close() {
+    this.socket.close();
+  }
+}
