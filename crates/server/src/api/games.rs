@@ -11,8 +11,6 @@ use game::{GameKind, Player};
 use serde::{Deserialize, Serialize};
 use session::TimeControl;
 
-// The analysis socket shares the game socket's limits and writer.
-pub(super) use super::game_socket::{SOCKET_MESSAGE_LIMIT, send};
 use super::{ApiJson, ApiPath, json_with};
 use crate::auth::{GUEST_COOKIE, GUEST_COOKIE_SECS, Viewer, new_token, set_cookie, token_hash};
 use crate::error::{ApiError, ErrorCode};

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 
 use super::run::{self, Running};
 use super::{MAX_ANALYSIS, MAX_REVIEW_PER_PLY, MAX_REVIEW_PLIES, REVIEW_PER_PLY, line, start_of};
-use crate::api::games::{SOCKET_MESSAGE_LIMIT, ident_of, send};
+use crate::api::game_socket::{SOCKET_MESSAGE_LIMIT, send, sized};
 use crate::auth::Viewer;
 use crate::conn::SocketSlot;
 use crate::error::ApiError;
@@ -123,9 +123,9 @@ pub async fn socket(
 ) -> Result<Response, ApiError> {
     check_same_origin(&headers, &state.config)?;
     let slot = state.connections.socket(ip)?;
-    let asker = Asker::new(&ident_of(&viewer), Some(ip));
+    let asker = Asker::new(&crate::live::Ident::from(&viewer), Some(ip));
     let watch = state.revocations.watch(&state, &viewer);
-    Ok(upgrade
+    Ok(sized(upgrade)
         .max_message_size(SOCKET_MESSAGE_LIMIT * 4)
         .on_upgrade(move |socket| serve(state, socket, asker, slot, watch)))
 }
