@@ -1,8 +1,9 @@
 // Live games end to end, as players act, against a real `kingstable serve` on 127.0.0.1:
 // a game against the AI to a result; two players by link while a third watches; a lobby
-// challenge whose poster is taken into the game when someone accepts it; a
-// Camelot multi-jump chosen in the path picker; a clock running out; reconnecting after
-// the server is killed mid-game; the analysis page's evaluation (docs/API.md).
+// challenge whose poster is taken into the game when someone accepts it; a Camelot
+// multi-jump chosen in the path picker; a clock running out; a claim against a player
+// who left, after the countdown; reconnecting after the server is killed mid-game; the
+// analysis page's evaluation (docs/API.md).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, fixture } from './support.mjs';
@@ -265,6 +266,33 @@ test('a clock running out ends the game', { skip, timeout: 150000 }, async () =>
     assert.deepEqual(p.errors, []);
     await p.context.close();
   }
+});
+
+test('a player who leaves: the opponent sees the countdown, then claims the game', { skip, timeout: 150000 }, async () => {
+  const a = await player();
+  const b = await player();
+  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc: '1+0' });
+  await go(b.page, path);
+  await b.page.click('#join');
+  await playAny(a.page);
+  await waitPlies(b.page, 1);
+  await playAny(b.page);
+  await waitPlies(a.page, 2);
+  await playAny(a.page);
+  await waitPlies(b.page, 3);
+  // The defenders close their page on their turn: the attackers see a countdown (30 s in
+  // a 1+0 game), then the claim buttons.
+  await b.context.close();
+  await a.page.waitForSelector('#claim-countdown', { timeout: 15000 });
+  const seconds = Number(await a.page.locator('#claim-countdown').getAttribute('data-seconds'));
+  assert.ok(seconds > 20 && seconds <= 30, `countdown ${seconds}`);
+  await shot(a.page, 'live-claim-countdown-desktop');
+  await a.page.waitForSelector('#claim [data-action="claim_victory"]', { timeout: 40000 });
+  await a.page.click('#claim [data-action="claim_victory"]');
+  await a.page.waitForSelector('.result-banner', { timeout: 10000 });
+  assert.match(await a.page.locator('.result-banner').textContent() ?? '', /attackers win.*left the game/i);
+  assert.deepEqual(a.errors, []);
+  await a.context.close();
 });
 
 test('the server is killed mid-game and restarted: the page reconnects and play goes on', { skip, timeout: 120000 }, async () => {

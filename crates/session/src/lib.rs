@@ -1,6 +1,12 @@
 //! One game as a table sees it, apart from how it is shown or sent: the moves with what
 //! they captured, takeback, resignation, draw offers, abort and flag fall, the result
-//! with its reason, an arbiter's ruling, and the clocks. No input or output happens here,
+//! with its reason, an arbiter's ruling, and the clocks. For a server's tables also
+//! lichess's rules of how games start and end: clocks that start with each side's first
+//! move ([`ClockStart::FirstMove`]), a first move not made in time that aborts, untimed
+//! games abandoned after [`ABANDONED_AFTER`], claims against a player who left, and
+//! downtime given back ([`Session::resume`]). Whether a side can still win (a flag fall
+//! or a claim against a side that could not is a draw) is the rules crates' answer
+//! (`Game::can_win`). No input or output happens here,
 //! and no sentence is written: front ends (the terminal game, the server, the match
 //! runner's referee) put it into words.
 //!
