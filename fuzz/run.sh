@@ -38,7 +38,9 @@ features=()
 [ "$target" = server_messages ] && features=(--features server)
 # An explicit --target keeps these flags off build scripts and proc macros (as cargo-fuzz does).
 triple=$(rustc -vV | sed -n 's/^host: //p')
-cargo build --release --locked --target "$triple" --bin "$target" "${features[@]}" >&2
+# Not --locked: fuzz/Cargo.lock follows the crates' dependencies as they change (the
+# workspace's own Cargo.lock pins them there).
+cargo build --release --target "$triple" --bin "$target" "${features[@]}" >&2
 bin="target/$triple/release/$target"
 
 corpus="corpus/$target"
