@@ -91,9 +91,17 @@ async fn idle_connections_from_one_address_leave_health_answering() {
     })
     .await
     .expect("only the address's share of connections is held");
-    let refused = read_to_close(idle.last_mut().unwrap()).await;
-    assert!(refused.starts_with("HTTP/1.1 429"), "{refused}");
-    assert!(refused.contains("too many connections"), "{refused}");
+    // Those over the cap are closed: told why (a few at a time), or at once in a flood.
+    let mut told = 0;
+    for stream in &mut idle[per_address..] {
+        let refused = read_to_close(stream).await;
+        if !refused.is_empty() {
+            assert!(refused.starts_with("HTTP/1.1 429"), "{refused}");
+            assert!(refused.contains("too many connections"), "{refused}");
+            told += 1;
+        }
+    }
+    assert!(told > 0);
     drop(idle);
     server.stop().await;
 }
