@@ -9,9 +9,10 @@
 //!   [`ConnectionLimits::idle_timeout`] is closed. An upgraded connection (a WebSocket)
 //!   leaves hyper; its socket handler has its own idle timeout.
 //! - At most [`ConnectionLimits::per_address`] connections from one address: the next
-//!   one is answered `429` with a JSON error and closed. Behind `trust_proxy` every
-//!   connection comes from the proxy, so the cap applies to requests in flight per
-//!   forwarded address instead (answered `429` too).
+//!   one is answered `429` with a JSON error and closed (at most 32 such answers at
+//!   once; past that, a flood's connections are closed without one). Behind
+//!   `trust_proxy` every connection comes from the proxy, so the cap applies to
+//!   requests in flight per forwarded address instead (answered `429` too).
 //! - At most [`ConnectionLimits::max_connections`] connections in all, lowered at start
 //!   below the descriptor limit (whose soft value is first raised to the hard one, see
 //!   [`raise_descriptor_limit`]); a connection over it is closed at once. The
@@ -53,6 +54,9 @@ pub const DESCRIPTOR_RESERVE: usize = 128;
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// How long a refused connection is given to read its `429` before it is closed.
 const REFUSAL_LINGER: Duration = Duration::from_millis(500);
+/// Most refused connections given their `429` at once; past it (a flood from one
+/// address) they are closed at once, so refusals never take the descriptors others need.
+const REFUSING: usize = 32;
 
 /// Raises the soft limit on open descriptors to the hard limit and says so in the log;
 /// returns the soft limit now in force (`None` where it cannot be read).
@@ -146,6 +150,8 @@ pub struct Connections {
     limits: ConnectionLimits,
     trust_proxy: bool,
     open: AtomicUsize,
+    /// Refused connections being told why.
+    refusing: AtomicUsize,
     /// Connections per peer address; behind a proxy, requests per forwarded address.
     per_address: Tally,
     sockets: Tally,
@@ -212,6 +218,7 @@ impl Connections {
             limits,
             trust_proxy,
             open: AtomicUsize::new(0),
+            refusing: AtomicUsize::new(0),
             per_address: Tally::default(),
             sockets: Tally::default(),
         })
@@ -364,6 +371,13 @@ pub async fn serve(
                 };
                 tracker.spawn(connection.serve(stream, slot));
             }
+            Err(Refused::AddressFull)
+                if connections.refusing.fetch_add(1, Ordering::SeqCst) >= REFUSING =>
+            {
+                connections.refusing.fetch_sub(1, Ordering::SeqCst);
+                tracing::debug!(%peer, "refused: too many connections from this address");
+                drop(stream);
+            }
             Err(Refused::AddressFull) => {
                 tracing::debug!(%peer, "refused: too many connections from this address");
                 // The refusal holds a descriptor for a moment: it counts in the total.
@@ -373,7 +387,11 @@ pub async fn serve(
                 };
                 connections.open.fetch_add(1, Ordering::SeqCst);
                 let cap = connections.limits.per_address;
-                tracker.spawn(refuse(stream, cap, slot));
+                let refusals = Arc::clone(&connections);
+                tracker.spawn(async move {
+                    refuse(stream, cap, slot).await;
+                    refusals.refusing.fetch_sub(1, Ordering::SeqCst);
+                });
             }
             Err(Refused::Full) => {
                 tracing::debug!(%peer, "refused: the server holds its most connections");

@@ -5,8 +5,9 @@
 //!   thread (one is always left to moves), so a move waits for at most one search in
 //!   flight to end.
 //! - **Fair between players.** Among jobs of the same class the next is the one whose
-//!   asker has the fewest searches running now (then the oldest): one player's twenty
-//!   queued moves do not delay another player's one.
+//!   asker was served longest ago (round robin between players, then the oldest job):
+//!   one player's twenty queued moves delay another player's move by at most the one
+//!   search in flight.
 //! - **Quotas per identity.** Every job and every AI game counts against each identity
 //!   its asker carries — the account, the guest, the client address — with the bounds of
 //!   [`AiQuotas`]: AI games being played, analyses and reviews queued or running.
@@ -39,6 +40,9 @@ const HASH_MB: usize = 16;
 const UNTIMED_MOVE: Duration = Duration::from_millis(1500);
 /// The longest an AI move may take, whatever the clock says.
 const LONGEST_MOVE: Duration = Duration::from_secs(10);
+/// How many searches an identity's last turn is remembered for once it holds nothing
+/// (then it is forgotten, memory staying bounded, and counts as never served).
+const REMEMBERED: u64 = 1024;
 /// Stack of a search thread (the engine's recursion is deep).
 const SEARCH_STACK: usize = 16 << 20;
 
@@ -119,13 +123,22 @@ struct Held {
     games: usize,
     analyses: usize,
     reviews: usize,
-    /// Searches running now (for fairness).
+    /// Searches running now.
     running: usize,
+    /// The pool's count of started searches when one of this identity's last started
+    /// (0: none yet): the fair order serves the identity served longest ago first.
+    last_started: u64,
 }
 
 impl Held {
-    const fn is_empty(&self) -> bool {
-        self.games == 0 && self.analyses == 0 && self.reviews == 0 && self.running == 0
+    /// Whether the identity holds nothing and was served more than [`REMEMBERED`]
+    /// searches before `now` (so it can be forgotten without losing its turn).
+    const fn is_forgettable(&self, now: u64) -> bool {
+        self.games == 0
+            && self.analyses == 0
+            && self.reviews == 0
+            && self.running == 0
+            && now.saturating_sub(self.last_started) > REMEMBERED
     }
 }
 
@@ -186,19 +199,20 @@ impl State {
 
     fn tidy(&mut self, asker: &Asker) {
         for key in &asker.keys {
-            if self.held.get(key).is_some_and(Held::is_empty) {
+            let now = self.started;
+            if self.held.get(key).is_some_and(|h| h.is_forgettable(now)) {
                 self.held.remove(key);
             }
         }
     }
 
-    /// The most of `asker`'s identities' running searches.
-    fn load(&self, asker: &Asker) -> usize {
+    /// When `asker` was last served: the latest start of any of its identities.
+    fn last_served(&self, asker: &Asker) -> u64 {
         asker
             .keys
             .iter()
             .filter_map(|k| self.held.get(k))
-            .map(|h| h.running)
+            .map(|h| h.last_started)
             .max()
             .unwrap_or(0)
     }
@@ -226,7 +240,7 @@ impl State {
 
     /// Takes the next job a thread may run, dropping cancelled ones: moves first, then
     /// (if fewer than `analysis_threads` run) analyses and reviews; within a class the
-    /// asker with the fewest searches running, then the oldest job.
+    /// asker served longest ago (round robin between players), then the oldest job.
     fn next(&mut self, analysis_threads: usize) -> Option<Job> {
         let cancelled: Vec<usize> = (0..self.waiting.len())
             .filter(|&i| self.waiting[i].stop.load(Ordering::SeqCst))
@@ -242,31 +256,39 @@ impl State {
             .iter()
             .enumerate()
             .filter(|(_, job)| job.work == Work::Move || analyses_allowed)
-            .min_by_key(|(_, job)| (job.work != Work::Move, self.load(&job.asker), job.id))
+            .min_by_key(|(_, job)| (job.work != Work::Move, self.last_served(&job.asker), job.id))
             .map(|(i, _)| i);
         let job = self.waiting.remove(best?)?;
         self.running += 1;
         if job.work != Work::Move {
             self.running_analyses += 1;
         }
+        self.started += 1;
+        let stamp = self.started;
         for key in &job.asker.keys {
-            self.held(key).running += 1;
+            let held = self.held(key);
+            held.running += 1;
+            held.last_started = stamp;
         }
         if let Some(game) = job.game.as_ref().and_then(|id| self.games.get_mut(id)) {
             let wait = MoveWait {
-                overtaken_by: self.started - job.started_before,
+                // (`started` counts this job already)
+                overtaken_by: self.started - 1 - job.started_before,
                 waited_for: self.ended - job.ended_before,
             };
             game.worst_wait.overtaken_by = game.worst_wait.overtaken_by.max(wait.overtaken_by);
             game.worst_wait.waited_for = game.worst_wait.waited_for.max(wait.waited_for);
         }
-        self.started += 1;
         Some(job)
     }
 
     fn finish(&mut self, work: Work, asker: &Asker) {
         self.running -= 1;
         self.ended += 1;
+        if self.ended.is_multiple_of(REMEMBERED) {
+            let now = self.started;
+            self.held.retain(|_, h| !h.is_forgettable(now));
+        }
         if work != Work::Move {
             self.running_analyses -= 1;
         }
@@ -860,6 +882,32 @@ mod tests {
         assert_eq!(pool.stats().started, started_before + 1);
         victim_release.send(()).unwrap();
         drop(victim);
+        drop(tickets);
+    }
+
+    #[test]
+    fn players_take_turns() {
+        let pool = pool(2);
+        let (started_tx, started) = std_mpsc::channel();
+        let mut releases = std::collections::HashMap::new();
+        let mut tickets = Vec::new();
+        for label in ["a1", "a2", "a3", "b1", "b2", "b3"] {
+            let (job, release) = held_job(label, &started_tx);
+            let who = &label[..1];
+            tickets.push(pool.submit(Work::Move, asker(who), None, job));
+            releases.insert(label, release);
+        }
+        let mut first = [started.recv().unwrap(), started.recv().unwrap()];
+        first.sort_unstable();
+        assert_eq!(first, ["a1", "b1"]);
+        let mut order = Vec::new();
+        let mut last = "a1";
+        for _ in 0..4 {
+            releases[last].send(()).unwrap();
+            last = started.recv().unwrap();
+            order.push(last);
+        }
+        assert_eq!(order, ["a2", "b2", "a3", "b3"]);
         drop(tickets);
     }
 
