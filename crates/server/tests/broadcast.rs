@@ -27,6 +27,9 @@ async fn start() -> (TestServer, Database) {
     let mut config = test_config(&db);
     config.limits.socket_messages = server::RateLimit::new(100_000, Duration::from_micros(10));
     config.limits.challenge = server::RateLimit::new(100, Duration::from_millis(10));
+    // Every socket of these tests comes from 127.0.0.1: lift the caps per address.
+    config.connections.per_address = 10_000;
+    config.connections.sockets_per_address = 10_000;
     (TestServer::start(config).await, db)
 }
 
