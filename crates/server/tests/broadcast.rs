@@ -129,7 +129,9 @@ fn first_legal(message: &Value) -> String {
 async fn every_spectator_gets_the_same_text_once_per_change() {
     let (server, _db) = start().await;
     let (mut a, mut b) = (server.client(), server.client());
-    let id = friend_game(&mut a, &mut b, "5+3").await;
+    // A correspondence game: the spectators' arrival takes longer than a live game's
+    // first move may wait before the game is called off.
+    let id = friend_game(&mut a, &mut b, "3d").await;
     let path = format!("/ws/game/{id}");
     let mut first = open(&server, &a, &path).await;
     let mut second = open(&server, &b, &path).await;
