@@ -83,10 +83,15 @@ impl Player {
                 .headers_mut()
                 .insert("cookie", cookie.parse().unwrap());
         }
-        tokio_tungstenite::client_async(request, stream)
+        let mut socket = tokio_tungstenite::client_async(request, stream)
             .await
             .unwrap()
-            .0
+            .0;
+        // A game socket sends what changes once its client has said hello.
+        if path.starts_with("/ws/game/") {
+            send(&mut socket, json!({"t": "hello", "rev": 0})).await;
+        }
+        socket
     }
 
     async fn new_ai_game(&mut self, level: u8, time_control: &str) -> Result<String, Value> {

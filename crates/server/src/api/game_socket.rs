@@ -172,7 +172,10 @@ async fn serve_game(
     mut socket: WebSocket,
     held: Held,
 ) {
-    let Held { slot: _slot, mut watch } = held;
+    let Held {
+        slot: _slot,
+        mut watch,
+    } = held;
     state.metrics.sockets.inc();
     let limiter = state.limiters.socket_limiter();
     let feed = handle.as_ref().map(|h| Arc::clone(h.feed()));

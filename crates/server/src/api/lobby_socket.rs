@@ -34,7 +34,10 @@ pub async fn lobby_socket(
 }
 
 async fn serve_lobby(state: AppState, ident: Ident, mut socket: WebSocket, held: Held) {
-    let Held { slot: _slot, mut watch } = held;
+    let Held {
+        slot: _slot,
+        mut watch,
+    } = held;
     state.metrics.sockets.inc();
     let lobby = state.live.lobby();
     let mut updates = lobby.subscribe();

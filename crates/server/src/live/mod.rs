@@ -35,8 +35,9 @@ pub use feed::{CatchUp, Feed, Frame, Published, Snapshot};
 pub use lifecycle::{ExpiryReport, expire_stale};
 pub use lobby::{Lobby, LobbyFrame};
 pub use messages::{
-    AbsenceView, Action, Actions, ChallengeView, ClientMessage, ClocksView, EventsView, GameStatusView,
-    GameView, LiveGame, LobbyMessage, PlayedView, PlayerInfo, Refusal, ServerMessage, SocketError,
+    AbsenceView, Action, Actions, ChallengeView, ClientMessage, ClocksView, EventsView,
+    GameStatusView, GameView, LiveGame, LobbyMessage, PlayedView, PlayerInfo, Refusal,
+    ServerMessage, SocketError,
 };
 
 use crate::auth::Viewer;

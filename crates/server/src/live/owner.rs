@@ -480,7 +480,8 @@ impl Owner {
         if self.presence.change(side, change, Timestamp::now()) {
             let absent = self.absent(Timestamp::now());
             self.feed.refresh(self.snapshot());
-            self.feed.set_absent(to_text(&ServerMessage::Absent { absent }));
+            self.feed
+                .set_absent(to_text(&ServerMessage::Absent { absent }));
         }
     }
 
