@@ -89,10 +89,13 @@ test('links navigate without reloading, and back works', async () => {
   const { context, page, errors } = await openApp(DESKTOP);
   await go(page, '/');
   await page.evaluate(() => { /** @type {any} */ (window).marker = 1; });
-  await page.click('.site-nav a[href="/rules/copenhagen"]');
+  await page.click('.site-nav a[href="/rules"]');
   await page.waitForSelector('body[data-page="rules"]');
+  assert.equal(new URL(page.url()).pathname, '/rules');
+  assert.equal(await page.locator('.site-nav a[aria-current="page"]').getAttribute('href'), '/rules');
+  await page.click('.rules-index__game[href="/rules/copenhagen"]');
+  await page.waitForFunction(() => document.querySelector('main h1')?.textContent?.includes('Copenhagen'));
   assert.equal(new URL(page.url()).pathname, '/rules/copenhagen');
-  assert.equal(await page.locator('.site-nav a[aria-current="page"]').getAttribute('href'), '/rules/copenhagen');
   await page.click('.tabs a[href="/rules/camelot"]');
   await page.waitForFunction(() => document.querySelector('main h1')?.textContent?.includes('Camelot'));
   await page.waitForSelector('.rules__diagram .kt-sq');

@@ -356,6 +356,8 @@ async fn rematch_chain(
             0,
             tx,
         );
+        // A game socket sends the game's changes once its client has said hello.
+        send(&mut sender, proto::simple("hello")).await?;
         send(&mut sender, proto::simple("resign")).await?;
         let ended = tokio::time::timeout(Duration::from_secs(10), async {
             while let Some(arrival) = rx.recv().await {
