@@ -102,14 +102,11 @@ async fn open_socket(server: &TestServer, client: &Client, path: &str) -> Stream
     request
         .headers_mut()
         .insert("origin", server.base.parse().unwrap());
-    let cookies: Vec<String> = client
-        .cookies
-        .iter()
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect();
-    request
-        .headers_mut()
-        .insert("cookie", cookies.join("; ").parse().unwrap());
+    if let Some(cookies) = client.cookie_header() {
+        request
+            .headers_mut()
+            .insert("cookie", cookies.parse().unwrap());
+    }
     tokio_tungstenite::connect_async(request).await.unwrap().0
 }
 

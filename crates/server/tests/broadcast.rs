@@ -40,15 +40,10 @@ async fn open(server: &TestServer, client: &Client, path: &str) -> Stream {
     request
         .headers_mut()
         .insert("origin", server.base.parse().unwrap());
-    if !client.cookies.is_empty() {
-        let cookies: Vec<String> = client
-            .cookies
-            .iter()
-            .map(|(name, value)| format!("{name}={value}"))
-            .collect();
+    if let Some(cookies) = client.cookie_header() {
         request
             .headers_mut()
-            .insert("cookie", cookies.join("; ").parse().unwrap());
+            .insert("cookie", cookies.parse().unwrap());
     }
     tokio_tungstenite::connect_async(request).await.unwrap().0
 }

@@ -66,15 +66,10 @@ impl Socket {
         request
             .headers_mut()
             .insert("origin", base.parse().unwrap());
-        if !client.cookies.is_empty() {
-            let cookies: Vec<String> = client
-                .cookies
-                .iter()
-                .map(|(name, value)| format!("{name}={value}"))
-                .collect();
+        if let Some(cookies) = client.cookie_header() {
             request
                 .headers_mut()
-                .insert("cookie", cookies.join("; ").parse().unwrap());
+                .insert("cookie", cookies.parse().unwrap());
         }
         let (stream, _) = tokio_tungstenite::connect_async(request).await.unwrap();
         Socket { stream, rev: 0 }

@@ -194,6 +194,19 @@ pub struct Client {
 }
 
 impl Client {
+    /// The cookies as a `Cookie` header's value, for a socket opened outside the client
+    /// (`None` when it has none).
+    #[must_use]
+    pub fn cookie_header(&self) -> Option<String> {
+        (!self.cookies.is_empty()).then(|| {
+            self.cookies
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+    }
+
     /// A browser-like client of the server at `base` (same-origin requests, cookies).
     pub fn new(base: &str) -> Client {
         Client {
