@@ -161,6 +161,56 @@ async fn a_rebuilt_session_equals_the_played_one(db: Database) {
 both!(rebuilt_session, a_rebuilt_session_equals_the_played_one);
 
 /// A takeback stores the session whole at the kept ply; later moves append after it.
+/// Many games' moves stored at the same moment (a group commit, one transaction for
+/// the moves waiting together): every move is stored, in order, each game rebuilds as
+/// played, and a refused move among them (a ply already stored) is refused alone.
+async fn moves_of_many_games_at_once_are_each_stored(db: Database) {
+    let store = Store::open(&db.url, 4).await.unwrap();
+    let mut games = Vec::new();
+    for i in 0..24 {
+        let kind = [GameKind::Fetlar, GameKind::Copenhagen, GameKind::Camelot][i % 3];
+        games.push(new_game(&store, kind).await);
+    }
+    for round in 0..12 {
+        // A stale move beside them: a ply of one game stored in the round before.
+        let stale = (round > 0).then(|| {
+            let (id, session) = &games[round % games.len()];
+            let mut stale = last_move_row(session).unwrap();
+            stale.text = "stale".into();
+            (id.clone(), stale)
+        });
+        let mut writes = Vec::new();
+        for (id, session) in &mut games {
+            assert!(next_move(session), "round {round}");
+            let (store, id, row) = (store.clone(), id.clone(), last_move_row(session).unwrap());
+            let json = session_json(session);
+            writes.push(tokio::spawn(async move {
+                store.append_move(&id, &row, || json).await
+            }));
+        }
+        let stale = stale.map(|(id, row)| {
+            let store = store.clone();
+            tokio::spawn(async move { store.append_move(&id, &row, String::new).await })
+        });
+        for write in writes {
+            write.await.unwrap().unwrap();
+        }
+        if let Some(stale) = stale {
+            assert!(stale.await.unwrap().is_err(), "round {round}");
+        }
+    }
+    for (id, session) in &games {
+        let moves = store.moves(id).await.unwrap();
+        assert_eq!(moves.len(), session.moves().len());
+        assert!(moves.iter().all(|m| m.text != "stale"));
+        assert_eq!(&load(&store, id).await.unwrap().unwrap(), session);
+    }
+}
+both!(
+    many_games_at_once,
+    moves_of_many_games_at_once_are_each_stored
+);
+
 async fn a_takeback_then_moves_reload(db: Database) {
     let store = Store::open(&db.url, 4).await.unwrap();
     let (id, mut session) = new_game(&store, GameKind::Copenhagen).await;

@@ -324,7 +324,7 @@ pub(super) fn game_from_row(row: &AnyRow) -> Result<GameRecord, StoreError> {
 }
 
 /// A stored ply count or ply.
-fn ply_from(value: i64) -> Result<u32, StoreError> {
+pub(super) fn ply_from(value: i64) -> Result<u32, StoreError> {
     u32::try_from(value).map_err(|_| StoreError::Corrupt(format!("ply {value}")))
 }
 
@@ -508,12 +508,14 @@ impl Store {
             .collect()
     }
 
-    /// Stores the next move of a game being played, in one transaction: call it before
-    /// acknowledging or broadcasting the move. The move is appended; the session is
-    /// stored whole only when [`snapshot_due`] says so, and only then is `snapshot`
-    /// called for it (the session after this move, serialised), so most moves cost one
-    /// short row and no serialising, whatever the game's length. Returns whether the
-    /// snapshot was written.
+    /// Stores the next move of a game being played: call it before acknowledging or
+    /// broadcasting the move. The move is appended (in one transaction with the moves of
+    /// other games waiting at the same moment: a group commit); the session is stored
+    /// whole only when [`snapshot_due`] says so, and only then is `snapshot` called for
+    /// it (the session after this move, serialised), so most moves cost one short row and
+    /// no serialising, whatever the game's length. The snapshot is written after the
+    /// move's commit: a crash between the two resumes from the snapshot before, replaying
+    /// one more move. Returns whether the snapshot was written.
     ///
     /// # Errors
     /// [`StoreError::Conflict`] when `mv.ply` is not the next ply or the game is not
@@ -524,48 +526,27 @@ impl Store {
         mv: &StoredMove,
         snapshot: impl FnOnce() -> String + Send,
     ) -> Result<bool, StoreError> {
+        // With the moves of other games waiting at the same moment, in one transaction.
+        if !self.writer.append(game_id, mv).await? {
+            return Ok(false);
+        }
+        // The move is stored: a snapshot that fails to be written is only due again at
+        // the next move (resuming replays the moves after the last one written).
         let ply = i64::from(mv.ply);
-        let mut tx = self.pool.begin().await?;
-        let updated = sqlx::query(
-            "UPDATE games SET ply_count = $2, updated_at = $3 \
-             WHERE id = $1 AND ply_count = $2 - 1 AND status = 'playing' \
-             RETURNING COALESCE(snapshot_ply, $2 - 1)",
-        )
-        .bind(game_id)
-        .bind(ply)
-        .bind(mv.played_at)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some(updated) = updated else {
-            return Err(StoreError::Conflict(format!(
-                "game {game_id} is not being played at ply {}",
-                mv.ply.saturating_sub(1)
-            )));
-        };
-        let snapshot_ply = ply_from(updated.try_get(0)?)?;
-        let due = snapshot_due(mv.ply, snapshot_ply);
-        if due {
-            sqlx::query("UPDATE games SET session_state = $2, snapshot_ply = $3 WHERE id = $1")
+        let written =
+            sqlx::query("UPDATE games SET session_state = $2, snapshot_ply = $3 WHERE id = $1 AND ply_count = $3")
                 .bind(game_id)
                 .bind(snapshot())
                 .bind(ply)
-                .execute(&mut *tx)
-                .await?;
+                .execute(&self.pool)
+                .await;
+        match written {
+            Ok(done) => Ok(done.rows_affected() == 1),
+            Err(error) => {
+                tracing::warn!(game = %game_id, %error, "writing a snapshot (the move is stored)");
+                Ok(false)
+            }
         }
-        sqlx::query(
-            "INSERT INTO moves (game_id, ply, text, first_clock_ms, second_clock_ms, played_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(game_id)
-        .bind(ply)
-        .bind(&mv.text)
-        .bind(mv.first_clock_ms)
-        .bind(mv.second_clock_ms)
-        .bind(mv.played_at)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(due)
     }
 
     /// Takes moves back: keeps the first `keep_plies` moves and stores the session

@@ -16,6 +16,7 @@ mod lifecycle;
 mod players;
 mod ratings;
 mod users;
+mod writer;
 
 use std::borrow::Cow;
 use std::str::FromStr;
@@ -105,6 +106,8 @@ pub enum StoreError {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// Stores the moves of every game, those waiting together in one transaction.
+    writer: writer::MoveWriter,
 }
 
 impl Store {
@@ -165,7 +168,12 @@ impl Store {
                 .execute(&pool)
                 .await?;
         }
-        let store = Store { pool, backend };
+        let writer = writer::MoveWriter::start(pool.clone());
+        let store = Store {
+            pool,
+            backend,
+            writer,
+        };
         store.migrate().await?;
         Ok(store)
     }
