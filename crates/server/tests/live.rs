@@ -33,6 +33,28 @@ const FETLAR_RECORD: &str =
 /// The first twelve moves of the 2009 World Camelot Championship, game 1.
 const CAMELOT_WCF_2009_1: &str = include_str!("../../camelot/tests/data/wcf_2009_wc_game1.txt");
 
+/// Both players' sockets and a spectator's on game `id`, each past its first `state`.
+async fn seated(server: &TestServer, a: &Client, b: &Client, id: &str) -> ([Socket; 2], Socket) {
+    let mut players = [
+        Socket::open(server, a, id).await,
+        Socket::open(server, b, id).await,
+    ];
+    let mut spectator = Socket::open(server, &server.client(), id).await;
+    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
+        socket.state().await;
+    }
+    (players, spectator)
+}
+
+/// The first `n` moves of [`COPENHAGEN_60`] (all of them for a larger `n`).
+fn copenhagen_moves(n: usize) -> Vec<String> {
+    COPENHAGEN_60
+        .split(' ')
+        .take(n)
+        .map(str::to_owned)
+        .collect()
+}
+
 async fn start(db: &Database) -> TestServer {
     TestServer::start(test_config(db)).await
 }
@@ -494,7 +516,7 @@ async fn play_copenhagen_60(
         assert_eq!(state["status"], "ongoing", "{state}");
     }
     spectator.state().await;
-    let moves: Vec<String> = COPENHAGEN_60.split(' ').map(str::to_owned).collect();
+    let moves = copenhagen_moves(usize::MAX);
     play_through(&mut players, &mut spectator, &moves).await
 }
 
@@ -947,19 +969,8 @@ async fn a_player_who_leaves_can_be_claimed_against(db: Database) {
     let (mut a, mut b) = (server.client(), server.client());
     // 3 s each and 10 s a move: the claim waits the base time, 3 s (30 s in longer games).
     let id = friend_game(&mut a, &mut b, "copenhagen", "0.05+10").await;
-    let mut players = [
-        Socket::open(&server, &a, &id).await,
-        Socket::open(&server, &b, &id).await,
-    ];
-    let mut spectator = Socket::open(&server, &server.client(), &id).await;
-    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
-        socket.state().await;
-    }
-    let moves: Vec<String> = COPENHAGEN_60
-        .split(' ')
-        .take(5)
-        .map(str::to_owned)
-        .collect();
+    let (mut players, mut spectator) = seated(&server, &a, &b, &id).await;
+    let moves = copenhagen_moves(5);
     play_through(&mut players, &mut spectator, &moves).await;
     let [mut first, second] = players;
     // Before anyone leaves there is nothing to claim.
@@ -1094,19 +1105,8 @@ async fn a_restart_keeps_every_move_and_the_clocks(db: Database) {
     let server = start(&db).await;
     let (mut a, mut b) = (server.client(), server.client());
     let id = friend_game(&mut a, &mut b, "copenhagen", "10+5").await;
-    let mut players = [
-        Socket::open(&server, &a, &id).await,
-        Socket::open(&server, &b, &id).await,
-    ];
-    let mut spectator = Socket::open(&server, &server.client(), &id).await;
-    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
-        socket.state().await;
-    }
-    let moves: Vec<String> = COPENHAGEN_60
-        .split(' ')
-        .take(3)
-        .map(str::to_owned)
-        .collect();
+    let (mut players, mut spectator) = seated(&server, &a, &b, &id).await;
+    let moves = copenhagen_moves(3);
     play_through(&mut players, &mut spectator, &moves).await;
     let before = a.get(&format!("/api/games/{id}")).await.json();
     drop(players);
@@ -1209,11 +1209,7 @@ async fn a_server_killed_mid_game_loses_nothing(db: Database) {
     for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
         socket.state().await;
     }
-    let moves: Vec<String> = COPENHAGEN_60
-        .split(' ')
-        .take(3)
-        .map(str::to_owned)
-        .collect();
+    let moves = copenhagen_moves(3);
     // Every move acknowledged (seen by the spectator) before the kill must survive it.
     play_through(&mut players, &mut spectator, &moves).await;
     let before = a.get(&format!("/api/games/{id}")).await.json();
@@ -1379,15 +1375,8 @@ async fn analysis_and_review(db: Database) {
 
     // A finished game's review: every move, with the evaluation for the first player.
     let id = friend_game(&mut a, &mut b, "copenhagen", "untimed").await;
-    let mut players = [
-        Socket::open(&server, &a, &id).await,
-        Socket::open(&server, &b, &id).await,
-    ];
-    let mut spectator = Socket::open(&server, &server.client(), &id).await;
-    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
-        socket.state().await;
-    }
-    let moves: Vec<String> = COPENHAGEN_60.split(' ').map(str::to_owned).collect();
+    let (mut players, mut spectator) = seated(&server, &a, &b, &id).await;
+    let moves = copenhagen_moves(usize::MAX);
     play_through(&mut players, &mut spectator, &moves).await;
     engine
         .send(json!({"t": "review", "game": id, "time_ms_per_ply": 50}))
