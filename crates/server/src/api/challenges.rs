@@ -8,7 +8,7 @@ use game::GameKind;
 use serde::Deserialize;
 
 use super::games::{
-    SideChoice, player_seat, random_side, setup_error, time_control, untimed, with_cookie,
+    SideChoice, new_seat, player_seat, random_side, setup_error, untimed, with_cookie,
 };
 use super::{ApiJson, ApiPath, json_with};
 use crate::auth::Viewer;
@@ -50,9 +50,7 @@ pub async fn create(
     viewer: Viewer,
     ApiJson(body): ApiJson<ChallengeBody>,
 ) -> Result<Response, ApiError> {
-    check(&state.limiters.challenge, &ip)?;
-    let control = time_control(&body.time_control)?;
-    let (seat, ident, cookie) = player_seat(&state, &viewer, ip).await?;
+    let (control, seat, ident, cookie) = new_seat(&state, &viewer, ip, &body.time_control).await?;
     let side = match body.side {
         SideChoice::First => ChallengeSide::First,
         SideChoice::Second => ChallengeSide::Second,

@@ -22,6 +22,21 @@ use crate::store::{Seat, now_ms};
 /// The correspondence presets, in days per move.
 pub const CORRESPONDENCE_DAYS: [u32; 6] = [1, 2, 3, 5, 7, 14];
 
+/// What making a game or a challenge starts with: the creation limit of the address,
+/// the time control read, and the asker's seat (a guest made for a first-time visitor,
+/// with the cookie to set).
+pub(super) async fn new_seat(
+    state: &AppState,
+    viewer: &Viewer,
+    ip: std::net::IpAddr,
+    time_control_text: &str,
+) -> Result<(TimeControl, Seat, Ident, Option<(HeaderName, HeaderValue)>), ApiError> {
+    check(&state.limiters.challenge, &ip)?;
+    let control = time_control(time_control_text)?;
+    let (seat, ident, cookie) = player_seat(state, viewer, ip).await?;
+    Ok((control, seat, ident, cookie))
+}
+
 /// The viewer as a player: their seat, their identity, and the cookie of a guest made
 /// for them now if they had none.
 pub(super) async fn player_seat(
@@ -169,9 +184,7 @@ pub async fn create(
     viewer: Viewer,
     ApiJson(body): ApiJson<NewGameBody>,
 ) -> Result<Response, ApiError> {
-    check(&state.limiters.challenge, &ip)?;
-    let control = time_control(&body.time_control)?;
-    let (seat, ident, cookie) = player_seat(&state, &viewer, ip).await?;
+    let (control, seat, ident, cookie) = new_seat(&state, &viewer, ip, &body.time_control).await?;
     let (opponent, rated) = match body.opponent {
         Opponent::Ai(level) if (1..=6).contains(&level) => (Seat::Ai(level), false),
         Opponent::Ai(level) => {
