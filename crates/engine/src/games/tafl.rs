@@ -69,30 +69,47 @@ pub struct TaflWeights {
     pub tempo: i32,
 }
 
+/// The weights the engine plays with: `src/games/tafl.weights`, embedded in the binary
+/// (`name value` lines over [`TaflWeights::HAND_SET`]; `--example tune_tafl --out` writes
+/// such a file).
+pub const EMBEDDED_WEIGHTS: &str = include_str!("tafl.weights");
+
+static EMBEDDED: std::sync::LazyLock<TaflWeights> = std::sync::LazyLock::new(|| {
+    TaflWeights::HAND_SET
+        .read(EMBEDDED_WEIGHTS)
+        // A test reads the file; a file that does not read fails it.
+        .unwrap_or(TaflWeights::HAND_SET)
+});
+
 impl Default for TaflWeights {
-    /// Set by hand. The fit to the archive (`--example tune_tafl`) predicts human results
-    /// better but lost to these in self-play (9.5/32 at 100k nodes a move), so it is not
-    /// used; see the crate README for the command that compares weight files.
+    /// The embedded weights ([`EMBEDDED_WEIGHTS`]).
     fn default() -> Self {
-        TaflWeights {
-            attacker: 100,
-            defender: 200,
-            king_mobility: 4,
-            open_corner: 400,
-            escape_threat: 60,
-            double_threat: 250,
-            escape_route: 0,
-            king_pressure: [0, 5, 30, 90],
-            corner_guard: 18,
-            corner_sealed: 30,
-            corner_neighbour: 12,
-            edge_reach: 6,
-            edge_reach_cap: 20,
-            attacker_link: 6,
-            fort: 60,
-            tempo: 10,
-        }
+        *EMBEDDED
     }
+}
+
+impl TaflWeights {
+    /// The weights as set by hand before any tuning. The fit to the archive alone
+    /// predicted human results better but lost to these in self-play (9.5/32 at 100k
+    /// nodes a move); see the crate README for the command that compares weight files.
+    pub const HAND_SET: TaflWeights = TaflWeights {
+        attacker: 100,
+        defender: 200,
+        king_mobility: 4,
+        open_corner: 400,
+        escape_threat: 60,
+        double_threat: 250,
+        escape_route: 0,
+        king_pressure: [0, 5, 30, 90],
+        corner_guard: 18,
+        corner_sealed: 30,
+        corner_neighbour: 12,
+        edge_reach: 6,
+        edge_reach_cap: 20,
+        attacker_link: 6,
+        fort: 60,
+        tempo: 10,
+    };
 }
 
 impl TaflWeights {
@@ -918,6 +935,19 @@ mod tests {
                     g.play(mv);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_embedded_weights_file_reads_and_names_every_weight() {
+        let mut read = TaflWeights::HAND_SET.read(EMBEDDED_WEIGHTS).unwrap();
+        assert_eq!(read, TaflWeights::default());
+        let names: Vec<&str> = read.named().into_iter().map(|(n, _)| n).collect();
+        for name in names {
+            let named = EMBEDDED_WEIGHTS
+                .lines()
+                .any(|line| line.split_whitespace().next() == Some(name));
+            assert!(named, "{name} is in tafl.weights");
         }
     }
 
