@@ -30,24 +30,12 @@
 
 use std::path::{Path, PathBuf};
 
-use engine::Evaluator;
-use engine::games::tafl::{EMBEDDED_WEIGHTS, TERM_NAMES, TERMS, TaflEval, TaflWeights};
-use game::Game;
+use engine::games::tafl::{EMBEDDED_WEIGHTS, TaflEval, TaflWeights};
+use engine::tune::{FitOptions, Sample, fit, fit_scale, loss, positions_of_game};
 use game::Player;
 use game::record::parse_records;
 use tafl::otg::OpenTaflRules;
 use tafl::{Rules, Tafl};
-
-/// Terms the fit does not move: the unit (`attacker`), a corner open now (never in a
-/// quiet position), the king with no attacker beside him (the zero point of the
-/// pressure scale) and the tempo (results say nothing about it).
-const FIXED: [&str; 4] = ["attacker", "open_corner", "king_pressure[0]", "tempo"];
-
-struct Sample {
-    terms: [f64; TERMS],
-    result: f64,
-    validation: bool,
-}
 
 struct Data {
     /// The evaluation whose terms are read (its edge-reach cap counts).
@@ -58,33 +46,18 @@ struct Data {
 }
 
 impl Data {
-    /// Adds the quiet positions of one game, played from `game` by `moves`.
-    fn add_game(&mut self, mut game: Tafl, moves: &[String], result: f64) {
-        let eval = self.eval;
-        let copenhagen = game.rules().is_copenhagen();
+    /// Adds the quiet positions of one game; one game in five is held out.
+    fn add_game(&mut self, game: Tafl, moves: &[String], result: f64) {
         let validation = self.games.is_multiple_of(5);
         self.games += 1;
-        for (ply, text) in moves.iter().enumerate() {
-            if game.outcome().is_some() {
-                break;
-            }
-            let Ok(mv) = game.parse_recorded_move(text) else {
-                break;
-            };
-            game.play(mv);
-            if ply >= 6
-                && game.outcome().is_none()
-                && eval.winning_move(&game).is_none()
-                && !eval.in_danger(&game)
-            {
-                let terms = eval.terms(game.position(), copenhagen, true);
-                self.samples.push(Sample {
-                    terms: terms.map(f64::from),
-                    result,
-                    validation,
-                });
-            }
-        }
+        positions_of_game(
+            &self.eval,
+            game,
+            moves,
+            result,
+            validation,
+            &mut self.samples,
+        );
     }
 
     /// The aagenielsen.dk archive: Copenhagen games with a recorded winner (the
@@ -136,7 +109,7 @@ impl Data {
                     self.skipped += 1;
                     continue;
                 };
-                // Player::Second is the defenders in tafl records.
+                // The second player is the defenders in tafl records.
                 let result = match stated {
                     Some(Player::Second) => 1.0,
                     Some(Player::First) => 0.0,
@@ -149,23 +122,6 @@ impl Data {
         }
         Ok(())
     }
-}
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
-/// The mean logistic loss of `weights` on the training or the held-out samples.
-fn loss(samples: &[Sample], weights: &[f64; TERMS], k: f64, validation: bool) -> f64 {
-    let mut total = 0.0;
-    let mut n = 0usize;
-    for s in samples.iter().filter(|s| s.validation == validation) {
-        let score: f64 = weights.iter().zip(&s.terms).map(|(w, t)| w * t).sum();
-        let p = sigmoid(score / k).clamp(1e-12, 1.0 - 1e-12);
-        total -= s.result * p.ln() + (1.0 - s.result) * (1.0 - p).ln();
-        n += 1;
-    }
-    total / n.max(1) as f64
 }
 
 struct Options {
@@ -252,68 +208,24 @@ fn run() -> Result<(), String> {
     if training == 0 || training == samples.len() {
         return Err("too few games to fit and to hold some out".into());
     }
-    let initial: [f64; TERMS] = start.linear().map(f64::from);
-    let free: Vec<bool> = TERM_NAMES.iter().map(|n| !FIXED.contains(n)).collect();
-
-    // The scale K that best fits the starting weights.
-    let mut k = 100.0;
-    let mut best = f64::INFINITY;
-    for candidate in (20..=2000).step_by(10) {
-        let e = loss(samples, &initial, f64::from(candidate), false);
-        if e < best {
-            best = e;
-            k = f64::from(candidate);
-        }
-    }
-    let initial_held = loss(samples, &initial, k, true);
-    eprintln!("K = {k}: start loss {best:.6} training, {initial_held:.6} held out");
-
-    // Adam on the free weights.
-    let mut w = initial;
-    let (mut m, mut v) = ([0.0; TERMS], [0.0; TERMS]);
-    let (beta1, beta2, eps) = (0.9, 0.999, 1e-8);
-    let mut kept = (initial_held, initial);
-    for step in 1..=options.steps {
-        let mut grad = [0.0; TERMS];
-        for s in samples.iter().filter(|s| !s.validation) {
-            let score: f64 = w.iter().zip(&s.terms).map(|(w, t)| w * t).sum();
-            let d = (sigmoid(score / k) - s.result) / k;
-            for (g, t) in grad.iter_mut().zip(&s.terms) {
-                *g += d * t;
-            }
-        }
-        for i in 0..TERMS {
-            if !free[i] {
-                continue;
-            }
-            let g = grad[i] / training as f64 + 2.0 * options.l2 * (w[i] - initial[i]);
-            m[i] = beta1 * m[i] + (1.0 - beta1) * g;
-            v[i] = beta2 * v[i] + (1.0 - beta2) * g * g;
-            let m_hat = m[i] / (1.0 - beta1.powi(step as i32));
-            let v_hat = v[i] / (1.0 - beta2.powi(step as i32));
-            w[i] -= options.rate * m_hat / (v_hat.sqrt() + eps);
-        }
-        if step % 100 == 0 || step == options.steps {
-            let rounded = w.map(f64::round);
-            let held = loss(samples, &rounded, k, true);
-            if held < kept.0 {
-                kept = (held, rounded);
-            }
-            if step % 500 == 0 || step == options.steps {
-                eprintln!(
-                    "step {step}: loss {:.6} training, {held:.6} held out",
-                    loss(samples, &rounded, k, false)
-                );
-            }
-        }
-    }
-    let (held, fitted) = kept;
-    eprintln!(
-        "kept: loss {:.6} training, {held:.6} held out (start {initial_held:.6})",
-        loss(samples, &fitted, k, false)
+    let k = fit_scale(samples, &start);
+    let fitted = fit(
+        samples,
+        &start,
+        k,
+        FitOptions {
+            steps: options.steps,
+            rate: options.rate,
+            l2: options.l2,
+        },
     );
-    let mut weights = start;
-    weights.set_linear(fitted.map(|x| x as i32));
+    let (initial_held, held) = (fitted.start_loss, fitted.loss);
+    eprintln!(
+        "K = {k}: held-out loss {initial_held:.6} -> {held:.6}, training {:.6} -> {:.6}",
+        loss(samples, &start.linear().map(f64::from), k, false),
+        loss(samples, &fitted.weights.linear().map(f64::from), k, false)
+    );
+    let weights = fitted.weights;
     let mut text = format!(
         "# The tafl evaluation's weights (Fetlar and Copenhagen), from the defenders' side, in\n\
          # units of one attacker. Embedded in the engine (TaflWeights::default).\n\

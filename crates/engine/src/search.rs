@@ -962,7 +962,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             }
         }
         let static_eval = tt_eval.unwrap_or_else(|| self.static_eval());
-        let quiet_node = !pv_node && pressure == Pressure::None && beta.abs() < Score::WIN_BOUND;
+        let quiet_node = !pv_node && !in_danger && beta.abs() < Score::WIN_BOUND;
 
         // Reverse futility: far enough above beta that a quiet move will not undo it.
         if quiet_node && depth <= 6 && static_eval - 90 * depth >= beta {
