@@ -6,7 +6,7 @@
 //! - material: defenders and attackers on the board;
 //! - the king's escape: the corners he reaches now, the squares he reaches from which a
 //!   corner would be open along the edge (escape threats), those that open two corners
-//!   at once or lie beside one (double threats, a win unless answered at once), and the squares opening a
+//!   at once (double threats, a win unless answered at once), and the squares opening a
 //!   corner that he reaches in two moves (routes in the making);
 //! - the king's mobility, and attackers next to him (capture danger; never on the edge,
 //!   where he cannot be captured);
@@ -39,8 +39,9 @@ pub struct TaflWeights {
     pub open_corner: i32,
     /// Each square the king can move to that opens a line to a corner (an escape threat).
     pub escape_threat: i32,
-    /// Each square the king can move to that opens lines to two corners, or that lies
-    /// beside a corner: threats the attackers cannot block once made.
+    /// Each square the king can move to that opens lines to two corners. (A square
+    /// beside a corner is as unstoppable, and the search treats it so, but counts here
+    /// as an escape threat: weighting it as a double threat lost games, bench/RESULTS.md.)
     pub double_threat: i32,
     /// Each square the king reaches in two moves (not one) that opens a line to a corner:
     /// escape routes in the making.
@@ -560,7 +561,7 @@ impl TaflEval {
         t[2] = escape.reach.count() as i32;
         t[3] = escape.open_corners().count() as i32;
         t[4] = escape.threats().count() as i32;
-        t[5] = escape.unstoppable().count() as i32;
+        t[5] = (escape.reach & escape.double_lines()).count() as i32;
         if route {
             let empty = Bitboard::ALL - pos.occupied();
             let two_moves = reach(escape.reach, empty | king) - escape.reach - king;
