@@ -261,13 +261,24 @@ fn run<G: EngineGame, E: Evaluator<G> + Clone>(
     let (first, nf) = by_side(Player::First);
     let (second, ns) = by_side(Player::Second);
     let fraction = score / n;
-    let elo = if fraction <= 0.0 || fraction >= 1.0 {
-        f64::NAN
-    } else {
-        -400.0 * (1.0 / fraction - 1.0).log10()
+    let to_elo = |f: f64| {
+        if f <= 0.0 || f >= 1.0 {
+            f64::NAN
+        } else {
+            -400.0 * (1.0 / f - 1.0).log10()
+        }
     };
+    let elo = to_elo(fraction);
+    // The 95% interval of the score (normal approximation over single games), as Elo.
+    let variance = results
+        .iter()
+        .map(|(_, r, _)| (r.score_a - fraction).powi(2))
+        .sum::<f64>()
+        / n;
+    let margin = 1.96 * (variance / n).sqrt();
+    let (low, high) = (to_elo(fraction - margin), to_elo(fraction + margin));
     println!(
-        "A ({}) vs B ({}): {score}/{n} = {:.1}% (+{wins} ={} -{losses}); A as {}: {first}/{nf}, as {}: {second}/{ns}; Elo diff {elo:+.0}",
+        "A ({}) vs B ({}): {score}/{n} = {:.1}% (+{wins} ={} -{losses}); A as {}: {first}/{nf}, as {}: {second}/{ns}; Elo diff {elo:+.0} (95%: {low:+.0} .. {high:+.0})",
         options.levels[0],
         options.levels[1],
         100.0 * fraction,

@@ -1,167 +1,252 @@
-//! Fits the tafl evaluation's weights to real games ("Texel tuning"): every quiet
-//! position of the aagenielsen.dk archive games that have a result is scored by the
-//! evaluation, and the weights are moved, one at a time, while the mean squared error
-//! between `sigmoid(score / K)` and the game's result (defenders' win 1, draw ½, loss 0)
-//! falls. One game in five is held out to show that the fit generalises.
+//! Fits the tafl evaluation's weights to game results ("Texel tuning").
+//!
+//! Every quiet position (no win in one, no threat to answer, past the sixth ply) of the
+//! games read is turned into the evaluation's terms (`TaflEval::terms`: the evaluation
+//! is the sum of weight × term) and labelled with the game's result for the defenders
+//! (win 1, draw ½, loss 0). The weights are fitted by minimising the logistic loss
+//! (cross-entropy) between `sigmoid(score / K)` and that result, by full-batch gradient
+//! descent (Adam) on real-valued weights, then rounded. `K` is first fitted to the
+//! starting weights and then held, so the weights keep their scale (an attacker is
+//! worth `attacker`, which is not moved). One game in five is held out: the weights
+//! kept are those with the lowest loss on the held-out games.
 //!
 //! ```sh
-//! cargo run --release -p engine --example tune_tafl
-//! cargo run --release -p engine --example tune_tafl -- crates/tafl/tests/data/aagenielsen_archive_part1.csv
+//! # The 900 archive games (Copenhagen, aagenielsen.dk) and the engine's own games
+//! cargo run --release -p engine --example tune_tafl -- \
+//!     --archive crates/tafl/tests/data/aagenielsen_archive_part1.csv \
+//!     --records bench/runs/issue22-selfplay-copenhagen-100ms --out new.weights
 //! ```
 //!
-//! The file defaults to the 900 archive games of the tafl crate's test data.
+//! Options: `--archive FILE` (aagenielsen.dk CSV: `index,moves,recorded_winner,…`,
+//! repeatable; by default the tafl crate's archive test data unless `--no-archive`),
+//! `--records DIR` (a directory of `.otg` records as `kingstable match --out` writes
+//! them, Fetlar or Copenhagen, repeatable), `--from FILE` (starting weights; default
+//! the embedded ones), `--steps N` (default 3000), `--rate R` (Adam step, default 0.5),
+//! `--l2 L` (pull towards the starting weights, default 1e-6), `--out FILE` (write the
+//! weights file the engine embeds, `src/games/tafl.weights`; default stdout).
 //!
-//! It prints the weights as `name value` lines (the form `TaflWeights::read` takes and
-//! `--example selfplay -- --weights-a FILE` plays with). Keep a change in
-//! `TaflWeights::default()` only when self-play confirms it.
+//! It is deterministic: the same games give the same weights. Keep a result in
+//! `src/games/tafl.weights` only when a match shows it is not weaker (bench/RESULTS.md).
 
-use engine::Evaluator;
-use engine::games::tafl::{TaflEval, TaflWeights};
-use game::Game;
-use tafl::{Position, Rules, Tafl};
+use std::path::{Path, PathBuf};
 
-struct Sample {
-    position: Position,
-    result: f64,
-    validation: bool,
+use engine::games::tafl::{EMBEDDED_WEIGHTS, TaflEval, TaflWeights};
+use engine::tune::{FitOptions, Sample, fit, fit_scale, loss, positions_of_game};
+use game::Player;
+use game::record::parse_records;
+use tafl::otg::OpenTaflRules;
+use tafl::{Rules, Tafl};
+
+struct Data {
+    /// The evaluation whose terms are read (its edge-reach cap counts).
+    eval: TaflEval,
+    samples: Vec<Sample>,
+    games: usize,
+    skipped: usize,
 }
 
-fn load(path: &str) -> Result<Vec<Sample>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let eval = TaflEval::default();
-    let mut samples = Vec::new();
-    for line in text.lines().skip(1) {
-        let fields: Vec<&str> = line.split(',').collect();
-        let [index, moves, winner, ..] = fields.as_slice() else {
-            continue;
-        };
-        // The archive calls the defenders White and the attackers Black.
-        let result = match *winner {
-            "White" => 1.0,
-            "Black" => 0.0,
-            "Draw" => 0.5,
-            _ => continue,
-        };
-        let index: usize = index.parse().map_err(|_| format!("bad index {index}"))?;
-        // Historical records: repetition switched off (TAFL.md 10e).
-        let mut game = Tafl::new(Rules::COPENHAGEN.with_repetition(false));
-        for (ply, text) in moves.split_whitespace().enumerate() {
-            if game.outcome().is_some() {
-                break;
-            }
-            let Ok(mv) = game.parse_move(text) else {
-                break;
+impl Data {
+    /// Adds the quiet positions of one game; one game in five is held out.
+    fn add_game(&mut self, game: Tafl, moves: &[String], result: f64) {
+        let validation = self.games.is_multiple_of(5);
+        self.games += 1;
+        positions_of_game(
+            &self.eval,
+            game,
+            moves,
+            result,
+            validation,
+            &mut self.samples,
+        );
+    }
+
+    /// The aagenielsen.dk archive: Copenhagen games with a recorded winner (the
+    /// archive calls the defenders White), repetition off as they were played then.
+    fn read_archive(&mut self, path: &Path) -> Result<(), String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split(',').collect();
+            let [_, moves, winner, ..] = fields.as_slice() else {
+                self.skipped += 1;
+                continue;
             };
-            game.play(mv);
-            if ply >= 6
-                && game.outcome().is_none()
-                && eval.winning_move(&game).is_none()
-                && !eval.in_danger(&game)
-            {
-                samples.push(Sample {
-                    position: *game.position(),
-                    result,
-                    validation: index.is_multiple_of(5),
-                });
+            let result = match *winner {
+                "White" => 1.0,
+                "Black" => 0.0,
+                "Draw" => 0.5,
+                _ => {
+                    self.skipped += 1;
+                    continue;
+                }
+            };
+            let moves: Vec<String> = moves.split_whitespace().map(str::to_owned).collect();
+            self.add_game(
+                Tafl::new(Rules::COPENHAGEN.with_repetition(false)),
+                &moves,
+                result,
+            );
+        }
+        Ok(())
+    }
+
+    /// A directory of OpenTafl records with a result (`kingstable match --out`).
+    fn read_records(&mut self, dir: &Path) -> Result<(), String> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "otg"))
+            .collect();
+        files.sort();
+        for file in files {
+            let text =
+                std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let records = parse_records(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            for record in records {
+                let setup = record
+                    .tag("rules")
+                    .and_then(|tag| tag.parse::<OpenTaflRules>().ok());
+                let (Some(setup), Some(stated)) = (setup, record.stated_result()) else {
+                    self.skipped += 1;
+                    continue;
+                };
+                // The second player is the defenders in tafl records.
+                let result = match stated {
+                    Some(Player::Second) => 1.0,
+                    Some(Player::First) => 0.0,
+                    None => 0.5,
+                };
+                let start = setup.start.unwrap_or_else(tafl::Position::start);
+                let game = Tafl::from_position(setup.rules(), start);
+                self.add_game(game, &record.moves, result);
             }
         }
+        Ok(())
     }
-    Ok(samples)
 }
 
-fn sigmoid(score: f64, k: f64) -> f64 {
-    1.0 / (1.0 + (-score / k).exp())
+struct Options {
+    archives: Vec<PathBuf>,
+    records: Vec<PathBuf>,
+    from: Option<PathBuf>,
+    steps: usize,
+    rate: f64,
+    l2: f64,
+    out: Option<PathBuf>,
 }
 
-fn error(samples: &[Sample], eval: &TaflEval, k: f64, validation: bool) -> f64 {
-    let mut total = 0.0;
-    let mut n = 0usize;
-    for s in samples.iter().filter(|s| s.validation == validation) {
-        let score = f64::from(eval.defenders_score(&s.position, true));
-        let d = sigmoid(score, k) - s.result;
-        total += d * d;
-        n += 1;
-    }
-    total / n.max(1) as f64
-}
-
-/// The weights the fit moves: all but the zero point of king pressure, the tempo (the
-/// archive positions say nothing about it) and the open corner (never seen in quiet
-/// positions).
-fn params(w: &mut TaflWeights) -> Vec<(&'static str, &mut i32)> {
-    w.named()
-        .into_iter()
-        .filter(|(name, _)| !matches!(*name, "king_pressure[0]" | "tempo" | "open_corner"))
-        .collect()
-}
-
-fn main() {
-    let path = std::env::args().nth(1).unwrap_or_else(|| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tafl/tests/data/aagenielsen_archive_part1.csv"
-        )
-        .to_owned()
-    });
-    let samples = match load(&path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("tune_tafl: {e}");
-            std::process::exit(2);
-        }
+fn parse_options() -> Result<Options, String> {
+    let mut options = Options {
+        archives: Vec::new(),
+        records: Vec::new(),
+        from: None,
+        steps: 3000,
+        rate: 0.5,
+        l2: 1e-6,
+        out: None,
     };
+    let mut default_archive = true;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--archive" => options.archives.push(value()?.into()),
+            "--no-archive" => default_archive = false,
+            "--records" => options.records.push(value()?.into()),
+            "--from" => options.from = Some(value()?.into()),
+            "--out" => options.out = Some(value()?.into()),
+            "--steps" => options.steps = value()?.parse().map_err(|e| format!("--steps: {e}"))?,
+            "--rate" => options.rate = value()?.parse().map_err(|e| format!("--rate: {e}"))?,
+            "--l2" => options.l2 = value()?.parse().map_err(|e| format!("--l2: {e}"))?,
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    if options.archives.is_empty() && default_archive {
+        options.archives.push(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tafl/tests/data/aagenielsen_archive_part1.csv"
+            )
+            .into(),
+        );
+    }
+    Ok(options)
+}
+
+fn run() -> Result<(), String> {
+    let options = parse_options()?;
+    let start = match &options.from {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            TaflWeights::default().read(&text)?
+        }
+        None => TaflWeights::HAND_SET
+            .read(EMBEDDED_WEIGHTS)
+            .map_err(|e| format!("embedded weights: {e}"))?,
+    };
+    let mut data = Data {
+        eval: TaflEval { weights: start },
+        samples: Vec::new(),
+        games: 0,
+        skipped: 0,
+    };
+    for path in &options.archives {
+        data.read_archive(path)?;
+    }
+    for dir in &options.records {
+        data.read_records(dir)?;
+    }
+    let samples = &data.samples;
     let training = samples.iter().filter(|s| !s.validation).count();
     eprintln!(
-        "{} positions ({training} training, {} validation)",
+        "{} games ({} skipped: no result), {} positions ({training} training, {} held out)",
+        data.games,
+        data.skipped,
         samples.len(),
         samples.len() - training
     );
-    let mut eval = TaflEval::default();
-    // The scale K that best fits the current weights.
-    let mut k = 100.0;
-    let mut best_k = error(&samples, &eval, k, false);
-    for candidate in (20..=1000).step_by(10) {
-        let e = error(&samples, &eval, f64::from(candidate), false);
-        if e < best_k {
-            best_k = e;
-            k = f64::from(candidate);
-        }
+    if training == 0 || training == samples.len() {
+        return Err("too few games to fit and to hold some out".into());
     }
-    eprintln!(
-        "K = {k}: training error {best_k:.6}, validation {:.6}",
-        error(&samples, &eval, k, true)
+    let k = fit_scale(samples, &start);
+    let fitted = fit(
+        samples,
+        &start,
+        k,
+        FitOptions {
+            steps: options.steps,
+            rate: options.rate,
+            l2: options.l2,
+        },
     );
-    let count = params(&mut eval.weights).len();
-    let mut best = best_k;
-    // Early stopping: keep the weights that did best on the held-out games.
-    let mut kept = eval;
-    let mut kept_validation = error(&samples, &eval, k, true);
-    for round in 1..=30 {
-        let mut improved = false;
-        for i in 0..count {
-            for step in [8, 2, 1] {
-                for sign in [1, -1] {
-                    let mut trial = eval;
-                    *params(&mut trial.weights)[i].1 += sign * step;
-                    let e = error(&samples, &trial, k, false);
-                    if e < best {
-                        best = e;
-                        eval = trial;
-                        improved = true;
-                    }
-                }
-            }
+    let (initial_held, held) = (fitted.start_loss, fitted.loss);
+    eprintln!(
+        "K = {k}: held-out loss {initial_held:.6} -> {held:.6}, training {:.6} -> {:.6}",
+        loss(samples, &start.linear().map(f64::from), k, false),
+        loss(samples, &fitted.weights.linear().map(f64::from), k, false)
+    );
+    let weights = fitted.weights;
+    let mut text = format!(
+        "# The tafl evaluation's weights (Fetlar and Copenhagen), from the defenders' side, in\n\
+         # units of one attacker. Embedded in the engine (TaflWeights::default).\n\
+         # Fitted by `--example tune_tafl` to {} games ({} positions), K = {k}:\n\
+         # held-out logistic loss {initial_held:.6} -> {held:.6}.\n",
+        data.games,
+        samples.len()
+    );
+    text.push_str(&weights.write());
+    match &options.out {
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         }
-        let validation = error(&samples, &eval, k, true);
-        eprintln!("round {round}: training {best:.6}, validation {validation:.6}");
-        if validation < kept_validation {
-            kept_validation = validation;
-            kept = eval;
-        }
-        if !improved {
-            break;
-        }
+        None => print!("{text}"),
     }
-    eprintln!("kept: validation {kept_validation:.6}");
-    print!("{}", kept.weights.write());
+    Ok(())
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("tune_tafl: {e}");
+        std::process::exit(2);
+    }
 }

@@ -30,8 +30,9 @@ pub trait Evaluator<G: Game>: Send + Sync {
     }
 
     /// Both at once: the winning move if there is one, otherwise whether the side to
-    /// move is in danger. The search asks this at every node; override it when the two
-    /// share work.
+    /// move is in danger (or, for games that see it, whether a threat it cannot answer
+    /// looms: [`Threats::Looming`]). The search asks this at every node; override it
+    /// when the two share work.
     fn threats(&self, game: &G) -> Threats<G::Move> {
         match self.winning_move(game) {
             Some(mv) => Threats::Win(mv),
@@ -55,7 +56,8 @@ pub trait Evaluator<G: Game>: Send + Sync {
     }
 
     /// The moves quiescence search tries: captures, and with `threats` also the quiet
-    /// moves that threaten to win at once. Appends to `out` in a fixed order.
+    /// moves that threaten to win at once (a game may add, even without `threats`, the
+    /// few moves that threaten two wins at once). Appends to `out` in a fixed order.
     fn forcing_moves(&self, game: &G, _threats: bool, out: &mut Vec<G::Move>) {
         let mut all = Vec::new();
         game.legal_moves(&mut all);
@@ -83,7 +85,14 @@ pub enum Threats<M> {
     Win(M),
     /// The opponent threatens to win at once.
     Danger,
-    /// Neither.
+    /// The opponent threatens no win at once, but has a move that would threaten two
+    /// (tafl: the king can reach a square opening lines to two corners, or one beside a
+    /// corner), so the side to
+    /// move must act now or lose in a few plies. The search extends these nodes by a
+    /// ply, as it does [`Threats::Danger`], so such a threat is not pushed past the
+    /// horizon by a capture.
+    Looming,
+    /// None of these.
     None,
 }
 

@@ -42,6 +42,7 @@ mod limits;
 mod score;
 mod search;
 pub mod tt;
+pub mod tune;
 mod worker;
 
 pub use crate::any::{AnyAnswer, AnyEngine, AnyInfo, EngineOptions};

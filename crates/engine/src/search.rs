@@ -410,6 +410,16 @@ const KEY_TACTICAL: i32 = 1 << 24;
 const KEY_KILLER: [i32; 2] = [(1 << 23) + 1, 1 << 23];
 const HISTORY_MAX: i32 = 16_384;
 
+/// What the side to move faces at a node ([`Threats`] without the winning move).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pressure {
+    /// The opponent wins next move unless answered: only answers are searched.
+    Danger,
+    /// The opponent has a move that threatens two wins at once: the node is extended.
+    Looming,
+    None,
+}
+
 /// Nodes between two looks at the clock and the stop flags.
 const POLL_INTERVAL: u64 = 1024;
 /// Quiescence plies, and those of them in which threats are answered by all moves.
@@ -885,9 +895,9 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
 
     /// What every node does first: count it, check the limits, and settle it at once if
     /// the game is over, the side to move has a winning move, or the ply limit is
-    /// reached (`Err(score)`). Otherwise `Ok(in_danger)`.
+    /// reached (`Err(score)`). Otherwise `Ok` with the threats the side to move faces.
     #[inline]
-    fn enter(&mut self, ply: usize) -> Result<bool, i32> {
+    fn enter(&mut self, ply: usize) -> Result<Pressure, i32> {
         self.pv[ply].clear();
         self.nodes += 1;
         if self.poll() {
@@ -897,18 +907,19 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         if let Some(outcome) = self.game.outcome() {
             return Err(Score::of_outcome(outcome, self.game.to_move(), ply).0);
         }
-        let in_danger = match self.eval.threats(&self.game) {
+        let pressure = match self.eval.threats(&self.game) {
             Threats::Win(mv) => {
                 self.pv[ply].push(mv);
                 return Err(Score::WIN - ply as i32 - 1);
             }
-            Threats::Danger => true,
-            Threats::None => false,
+            Threats::Danger => Pressure::Danger,
+            Threats::Looming => Pressure::Looming,
+            Threats::None => Pressure::None,
         };
         if ply >= MAX_PLY - 1 {
             return Err(self.static_eval());
         }
-        Ok(in_danger)
+        Ok(pressure)
     }
 
     fn search(&mut self, depth: i32, ply: usize, mut alpha: i32, mut beta: i32) -> i32 {
@@ -916,17 +927,20 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             return self.qsearch(ply, alpha, beta, 0);
         }
         let pv_node = beta - alpha > 1;
-        let in_danger = match self.enter(ply) {
-            Ok(in_danger) => in_danger,
+        let pressure = match self.enter(ply) {
+            Ok(pressure) => pressure,
             Err(score) => return score,
         };
+        let in_danger = pressure == Pressure::Danger;
         // No line from here can beat a win already found nearer the root.
         alpha = alpha.max(-Score::WIN + ply as i32);
         beta = beta.min(Score::WIN - ply as i32 - 1);
         if alpha >= beta {
             return alpha;
         }
-        let mut depth = depth + i32::from(in_danger);
+        // A threat to win at once, or one that cannot be answered once made, is searched
+        // a ply deeper (like a check), so a capture does not push it past the horizon.
+        let mut depth = depth + i32::from(pressure != Pressure::None);
 
         let key = self.game.hash();
         let entry = self.shared.tt.probe(key);
@@ -1081,7 +1095,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
 
     fn qsearch(&mut self, ply: usize, mut alpha: i32, beta: i32, qply: usize) -> i32 {
         let in_danger = match self.enter(ply) {
-            Ok(in_danger) => in_danger,
+            Ok(pressure) => pressure == Pressure::Danger,
             Err(score) => return score,
         };
         let mut generated = std::mem::take(&mut self.generated[ply]);

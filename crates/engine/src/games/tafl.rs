@@ -39,7 +39,9 @@ pub struct TaflWeights {
     pub open_corner: i32,
     /// Each square the king can move to that opens a line to a corner (an escape threat).
     pub escape_threat: i32,
-    /// Each square the king can move to that opens lines to two corners.
+    /// Each square the king can move to that opens lines to two corners. (A square
+    /// beside a corner is as unstoppable, and the search treats it so, but counts here
+    /// as an escape threat: weighting it as a double threat lost games, bench/RESULTS.md.)
     pub double_threat: i32,
     /// Each square the king reaches in two moves (not one) that opens a line to a corner:
     /// escape routes in the making.
@@ -68,30 +70,47 @@ pub struct TaflWeights {
     pub tempo: i32,
 }
 
+/// The weights the engine plays with: `src/games/tafl.weights`, embedded in the binary
+/// (`name value` lines over [`TaflWeights::HAND_SET`]; `--example tune_tafl --out` writes
+/// such a file).
+pub const EMBEDDED_WEIGHTS: &str = include_str!("tafl.weights");
+
+static EMBEDDED: std::sync::LazyLock<TaflWeights> = std::sync::LazyLock::new(|| {
+    TaflWeights::HAND_SET
+        .read(EMBEDDED_WEIGHTS)
+        // A test reads the file; a file that does not read fails it.
+        .unwrap_or(TaflWeights::HAND_SET)
+});
+
 impl Default for TaflWeights {
-    /// Set by hand. The fit to the archive (`--example tune_tafl`) predicts human results
-    /// better but lost to these in self-play (9.5/32 at 100k nodes a move), so it is not
-    /// used; see the crate README for the command that compares weight files.
+    /// The embedded weights ([`EMBEDDED_WEIGHTS`]).
     fn default() -> Self {
-        TaflWeights {
-            attacker: 100,
-            defender: 200,
-            king_mobility: 4,
-            open_corner: 400,
-            escape_threat: 60,
-            double_threat: 250,
-            escape_route: 0,
-            king_pressure: [0, 5, 30, 90],
-            corner_guard: 18,
-            corner_sealed: 30,
-            corner_neighbour: 12,
-            edge_reach: 6,
-            edge_reach_cap: 20,
-            attacker_link: 6,
-            fort: 60,
-            tempo: 10,
-        }
+        *EMBEDDED
     }
+}
+
+impl TaflWeights {
+    /// The weights as set by hand before any tuning. The fit to the archive alone
+    /// predicted human results better but lost to these in self-play (9.5/32 at 100k
+    /// nodes a move); see the crate README for the command that compares weight files.
+    pub const HAND_SET: TaflWeights = TaflWeights {
+        attacker: 100,
+        defender: 200,
+        king_mobility: 4,
+        open_corner: 400,
+        escape_threat: 60,
+        double_threat: 250,
+        escape_route: 0,
+        king_pressure: [0, 5, 30, 90],
+        corner_guard: 18,
+        corner_sealed: 30,
+        corner_neighbour: 12,
+        edge_reach: 6,
+        edge_reach_cap: 20,
+        attacker_link: 6,
+        fort: 60,
+        tempo: 10,
+    };
 }
 
 impl TaflWeights {
@@ -285,6 +304,15 @@ impl Escape {
         (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
     }
 
+    /// King moves that threaten an escape the attackers cannot block: to a square open
+    /// to two corners, or to a square beside a corner (nothing lies between him and it,
+    /// and on the edge he cannot be captured). Only a square between the king and that
+    /// square, or a line closed before he moves, stops it.
+    #[inline]
+    fn unstoppable(&self) -> Bitboard {
+        self.reach & (self.double_lines() | CORNER_NEIGHBOURS)
+    }
+
     /// King moves that threaten to escape next move.
     #[inline]
     fn threats(&self) -> Bitboard {
@@ -399,58 +427,179 @@ fn diagonal_links(set: Bitboard) -> u32 {
     (set & set.north().east()).count() + (set & set.north().west()).count()
 }
 
+/// The number of evaluation terms that are linear in a weight: every weight but
+/// `edge_reach_cap`.
+pub const TERMS: usize = 18;
+
+/// The weight of each term of [`TaflEval::terms`], by its name in
+/// [`TaflWeights::named`].
+pub const TERM_NAMES: [&str; TERMS] = [
+    "attacker",
+    "defender",
+    "king_mobility",
+    "open_corner",
+    "escape_threat",
+    "double_threat",
+    "escape_route",
+    "king_pressure[0]",
+    "king_pressure[1]",
+    "king_pressure[2]",
+    "king_pressure[3]",
+    "corner_guard",
+    "corner_sealed",
+    "corner_neighbour",
+    "edge_reach",
+    "attacker_link",
+    "fort",
+    "tempo",
+];
+
+impl TaflWeights {
+    /// The weights of [`TERM_NAMES`], in that order.
+    #[must_use]
+    pub fn linear(&self) -> [i32; TERMS] {
+        let w = self;
+        let [p0, p1, p2, p3] = w.king_pressure;
+        [
+            w.attacker,
+            w.defender,
+            w.king_mobility,
+            w.open_corner,
+            w.escape_threat,
+            w.double_threat,
+            w.escape_route,
+            p0,
+            p1,
+            p2,
+            p3,
+            w.corner_guard,
+            w.corner_sealed,
+            w.corner_neighbour,
+            w.edge_reach,
+            w.attacker_link,
+            w.fort,
+            w.tempo,
+        ]
+    }
+
+    /// Sets the weights of [`TERM_NAMES`] from `values`, in that order (`edge_reach_cap`
+    /// is kept).
+    pub fn set_linear(&mut self, values: [i32; TERMS]) {
+        let [
+            attacker,
+            defender,
+            king_mobility,
+            open_corner,
+            escape_threat,
+            double_threat,
+            escape_route,
+            p0,
+            p1,
+            p2,
+            p3,
+            corner_guard,
+            corner_sealed,
+            corner_neighbour,
+            edge_reach,
+            attacker_link,
+            fort,
+            tempo,
+        ] = values;
+        *self = TaflWeights {
+            attacker,
+            defender,
+            king_mobility,
+            open_corner,
+            escape_threat,
+            double_threat,
+            escape_route,
+            king_pressure: [p0, p1, p2, p3],
+            corner_guard,
+            corner_sealed,
+            corner_neighbour,
+            edge_reach,
+            edge_reach_cap: self.edge_reach_cap,
+            attacker_link,
+            fort,
+            tempo,
+        };
+    }
+}
+
 impl TaflEval {
-    /// The evaluation from the defenders' side.
+    /// The evaluation from the defenders' side, without the tempo.
     #[must_use]
     pub fn defenders_score(&self, pos: &Position, copenhagen: bool) -> i32 {
-        let w = &self.weights;
+        let w = self.weights.linear();
+        let terms = self.terms(pos, copenhagen, w[6] != 0);
+        // The tempo term (last) is the side to move's, added by `evaluate`.
+        w.iter()
+            .zip(&terms)
+            .take(TERMS - 1)
+            .map(|(weight, count)| weight * count)
+            .sum()
+    }
+
+    /// How many times each weight of [`TERM_NAMES`] counts in the evaluation from the
+    /// defenders' side (the tempo: 1 with the defenders to move, -1 with the attackers),
+    /// so that the evaluation is the sum of weight × count (the tuner's features).
+    /// Edge reach is counted up to these weights' cap. `route` counts the escape
+    /// routes, which cost a second flood of the king's moves; without it their count
+    /// is 0.
+    #[must_use]
+    pub fn terms(&self, pos: &Position, copenhagen: bool, route: bool) -> [i32; TERMS] {
+        let mut t = [0i32; TERMS];
         let attackers = pos.attackers();
         let defenders = pos.defenders();
         let king_sq = pos.king();
         let king = Bitboard::from_square(king_sq);
 
-        let mut score =
-            w.defender * defenders.count() as i32 - w.attacker * attackers.count() as i32;
+        t[0] = -(attackers.count() as i32);
+        t[1] = defenders.count() as i32;
 
         let escape = Escape::of(pos);
-        score += w.king_mobility * escape.reach.count() as i32;
-        score += w.open_corner * escape.open_corners().count() as i32;
-        score += w.escape_threat * escape.threats().count() as i32;
-        score += w.double_threat * (escape.reach & escape.double_lines()).count() as i32;
-        if w.escape_route != 0 {
+        t[2] = escape.reach.count() as i32;
+        t[3] = escape.open_corners().count() as i32;
+        t[4] = escape.threats().count() as i32;
+        t[5] = (escape.reach & escape.double_lines()).count() as i32;
+        if route {
             let empty = Bitboard::ALL - pos.occupied();
             let two_moves = reach(escape.reach, empty | king) - escape.reach - king;
-            score += w.escape_route * (two_moves & escape.any_line()).count().min(12) as i32;
+            t[6] = (two_moves & escape.any_line()).count().min(12) as i32;
         }
 
         let around = king.neighbours();
         if !king_sq.is_edge() {
             let pressing = (around & (attackers | Bitboard::THRONE)).count().min(3);
-            score -= w.king_pressure[pressing as usize];
+            t[7 + pressing as usize] = -1;
         }
 
         let mut sealed = 0;
         for guards in GUARDS {
             sealed += i32::from((attackers & guards) == guards);
         }
-        score -= w.corner_guard * (attackers & ALL_GUARDS).count() as i32;
-        score -= w.corner_sealed * sealed;
-        score += w.corner_neighbour * (attackers & CORNER_NEIGHBOURS).count() as i32;
+        t[11] = -((attackers & ALL_GUARDS).count() as i32);
+        t[12] = -sealed;
+        t[13] = (attackers & CORNER_NEIGHBOURS).count() as i32;
 
         let region = (defenders | king).flood(Bitboard::ALL - attackers);
         let edge = (region & (Bitboard::EDGE - Bitboard::CORNERS)).count() as i32;
-        score += w.edge_reach * edge.min(w.edge_reach_cap);
+        t[14] = edge.min(self.weights.edge_reach_cap);
 
-        score -= w.attacker_link * diagonal_links(attackers) as i32;
+        t[15] = -(diagonal_links(attackers) as i32);
 
-        if copenhagen
-            && king_sq.is_edge()
-            && (around & attackers).is_empty()
-            && (around & defenders).count() >= 2
-        {
-            score += w.fort;
-        }
-        score
+        t[16] = i32::from(
+            copenhagen
+                && king_sq.is_edge()
+                && (around & attackers).is_empty()
+                && (around & defenders).count() >= 2,
+        );
+        t[17] = if pos.side_to_move() == DEFENDERS {
+            1
+        } else {
+            -1
+        };
+        t
     }
 }
 
@@ -502,6 +651,9 @@ impl Evaluator<Tafl> for TaflEval {
             if escape.open_corners().any() {
                 return Threats::Danger;
             }
+            if escape.unstoppable().any() {
+                return Threats::Looming;
+            }
         }
         Threats::None
     }
@@ -535,7 +687,7 @@ impl Evaluator<Tafl> for TaflEval {
         let king = pos.king();
         if pos.side_to_move() == DEFENDERS {
             let threats = escape.threats();
-            let doubles = escape.reach & escape.double_lines();
+            let doubles = escape.unstoppable();
             for (mv, score) in moves.iter().zip(scores.iter_mut()) {
                 if captures.contains(mv.to) {
                     *score += 10_000;
@@ -584,9 +736,17 @@ impl Evaluator<Tafl> for TaflEval {
         for to in capture_targets(pos) {
             moves_to(pos, to, false, out);
         }
-        if threats && pos.side_to_move() == DEFENDERS {
+        if pos.side_to_move() == DEFENDERS {
+            // Every escape threat when asked; an unstoppable one (as good as a win)
+            // always, so quiescence sees the king's double threat a capture has just
+            // opened.
             let escape = Escape::of(pos);
-            for to in escape.threats() - capture_targets(pos) {
+            let king_moves = if threats {
+                escape.threats()
+            } else {
+                escape.unstoppable()
+            };
+            for to in king_moves - capture_targets(pos) {
                 out.push(Move::new(pos.king(), to));
             }
         }
@@ -615,14 +775,49 @@ mod tests {
         name.parse().unwrap()
     }
 
+    /// Whether the king, moved by `mv` (not to a corner), would have open lines to two
+    /// corners or more, or stand beside one, found by walking the board square by
+    /// square.
+    fn opens_two_corners(pos: &Position, mv: Move) -> bool {
+        if mv.from != pos.king() || mv.to.is_corner() {
+            return false;
+        }
+        let beside_corner = Direction::ALL
+            .into_iter()
+            .any(|dir| mv.to.step(dir).is_some_and(Square::is_corner));
+        if beside_corner {
+            return true;
+        }
+        let occupied = pos.occupied() - Bitboard::from_square(mv.from);
+        let corners = Direction::ALL
+            .into_iter()
+            .filter(|&dir| {
+                let mut next = mv.to.step(dir);
+                while let Some(sq) = next {
+                    if sq.is_corner() {
+                        return true;
+                    }
+                    if occupied.contains(sq) {
+                        return false;
+                    }
+                    next = sq.step(dir);
+                }
+                false
+            })
+            .count();
+        corners >= 2
+    }
+
     /// Every move the hooks name is legal, and the forcing moves are exactly the legal
-    /// moves that capture (plus king threats when asked).
+    /// moves that capture, plus the king's double threats (and all his threats when
+    /// asked).
     fn check_hooks(g: &Tafl) {
         let eval = TaflEval::default();
         let mut legal = Vec::new();
         g.legal_moves(&mut legal);
         let mut forcing = Vec::new();
         eval.forcing_moves(g, false, &mut forcing);
+        let opens_two = |mv: Move| opens_two_corners(g.position(), mv);
         let mut expected: Vec<Move> = legal
             .iter()
             .copied()
@@ -630,6 +825,7 @@ mod tests {
                 // Custodial captures only: the shieldwall is not a quiescence capture.
                 let mut after = *g.position();
                 after.play_unchecked(mv, Rules::FETLAR).any()
+                    || (g.to_move() == DEFENDERS && opens_two(mv))
             })
             .collect();
         let mut got = forcing.clone();
@@ -638,9 +834,23 @@ mod tests {
         expected.sort();
         assert_eq!(got, expected, "captures in {}", g.position_string());
         assert_eq!(forcing.len(), got.len(), "no move twice");
+        let looming = g.to_move() == ATTACKERS && {
+            let pos = g.position();
+            Direction::ALL.into_iter().any(|dir| {
+                let mut to = pos.king().step(dir);
+                while let Some(sq) = to.filter(|&sq| !pos.occupied().contains(sq)) {
+                    if opens_two_corners(pos, Move::new(pos.king(), sq)) {
+                        return true;
+                    }
+                    to = sq.step(dir);
+                }
+                false
+            })
+        };
         let expected = match eval.winning_move(g) {
             Some(mv) => Threats::Win(mv),
             None if eval.in_danger(g) => Threats::Danger,
+            None if looming => Threats::Looming,
             None => Threats::None,
         };
         assert_eq!(
@@ -691,6 +901,54 @@ mod tests {
                     g.undo();
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_evaluation_is_the_sum_of_its_weighted_terms() {
+        // The tuner fits weights to the terms: any weights, the same evaluation.
+        let mut varied = TaflWeights::default();
+        varied.set_linear(std::array::from_fn(|i| 3 * i as i32 - 20));
+        assert_eq!(varied.linear(), std::array::from_fn(|i| 3 * i as i32 - 20));
+        assert_eq!(varied.edge_reach_cap, TaflWeights::default().edge_reach_cap);
+        let mut named = TaflWeights::default();
+        let names: Vec<&str> = named.named().into_iter().map(|(n, _)| n).collect();
+        for name in TERM_NAMES {
+            assert!(names.contains(&name), "{name} is a weight");
+        }
+        for weights in [TaflWeights::default(), varied] {
+            let eval = TaflEval { weights };
+            for rules in [Rules::COPENHAGEN, Rules::FETLAR] {
+                let mut g = Tafl::new(rules.with_repetition(false));
+                let moves = "d1-d3 f8-i8 j6-j9 e7-e10 j9-e9xe10 d6-d9 f10-f9 g7-g10 e9-e10 h6-h9 k8-j8 g6-g9 k6-i6 f6-h6 a8-h8xi8 f7-h7xh8 f9-f8 h9-j9 k7-i7 h7-h9 i7-i10 h6-h7 i6-i7 e6-j6 i10-j10xj9 j6-j7xi7 d3-i3 h7-i7 h11-i11 h9-k9 i11-i9 i7-h7 g11-i11 h7-h2 k4-k2 h2-j2 h1-j1 g5-g2 i3-g3xg2 j7-j3 k5-k3";
+                for text in moves.split_whitespace() {
+                    let terms = eval.terms(g.position(), rules.is_copenhagen(), true);
+                    let sum: i32 = weights
+                        .linear()
+                        .iter()
+                        .zip(&terms)
+                        .map(|(w, t)| w * t)
+                        .sum();
+                    let own = eval.evaluate(&g);
+                    let defenders_view = if g.to_move() == DEFENDERS { own } else { -own };
+                    assert_eq!(sum, defenders_view, "{}", g.position_string());
+                    let mv = g.parse_move(text).unwrap();
+                    g.play(mv);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_embedded_weights_file_reads_and_names_every_weight() {
+        let mut read = TaflWeights::HAND_SET.read(EMBEDDED_WEIGHTS).unwrap();
+        assert_eq!(read, TaflWeights::default());
+        let names: Vec<&str> = read.named().into_iter().map(|(n, _)| n).collect();
+        for name in names {
+            let named = EMBEDDED_WEIGHTS
+                .lines()
+                .any(|line| line.split_whitespace().next() == Some(name));
+            assert!(named, "{name} is in tafl.weights");
         }
     }
 
