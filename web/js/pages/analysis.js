@@ -312,21 +312,29 @@ export async function render(main) {
       flagged.length ? list : null));
   }
 
+  /** @type {HTMLElement | null} why the game asked for is not shown */
+  let refused = null;
   if (gameId) {
     try {
       const game = await api.game(gameId);
       kind = game.kind;
       kindSelect.value = kind;
-      start = game.start_position ?? '';
-      positionInput.value = start;
-      line = game.moves.map((m) => m.text);
-      ply = line.length;
-      finishedGame = game.status === 'finished';
+      if (game.status === 'ongoing' || game.status === 'waiting') {
+        // Kept out of analysis until it ends (the server refuses it too).
+        refused = h('p', { class: 'notice notice--error', id: 'analysis-refused', role: 'alert' }, errorCodeText('game_in_progress'));
+      } else {
+        start = game.start_position ?? '';
+        positionInput.value = start;
+        line = game.moves.map((m) => m.text);
+        ply = line.length;
+        finishedGame = game.status === 'finished';
+      }
     } catch (error) {
       toast(errorText(error));
     }
   }
   await load();
+  if (refused) status.replaceChildren(refused);
   return {
     destroy() {
       socket.close();

@@ -1,6 +1,6 @@
 //! The JSON shapes of stored things as clients see them.
 
-use game::{EndReason, GameKind};
+use game::{EndReason, GameKind, Player};
 use serde::Serialize;
 
 use crate::store::{GameRecord, GameStatus, Guest, PlayerRef, User, result_str};
@@ -83,6 +83,9 @@ pub struct GameSummary {
     pub result: Option<&'static str>,
     /// Why it ended.
     pub reason: Option<EndReason>,
+    /// Who ended it outside the rules: the side that resigned, whose flag fell, or that
+    /// left and was claimed against (`null` otherwise).
+    pub ended_by: Option<Player>,
     /// Moves played.
     pub plies: u32,
     /// When it was made (ms since the Unix epoch).
@@ -103,6 +106,7 @@ impl From<&GameRecord> for GameSummary {
             status: game.status,
             result: game.outcome.map(|o| result_str(o.winner)),
             reason: game.outcome.map(|o| o.reason),
+            ended_by: game.ended_by,
             plies: game.plies,
             created_at: game.created_at,
             finished_at: game.finished_at,

@@ -62,6 +62,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "move log",
         include_str!("../../migrations/0004_move_log.sql"),
     ),
+    (
+        5,
+        "ended by",
+        include_str!("../../migrations/0005_ended_by.sql"),
+    ),
 ];
 
 /// Why a storage operation failed.

@@ -12,6 +12,7 @@ use games::AnyGame;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+use super::guard;
 use super::run::{self, Running};
 use super::{MAX_ANALYSIS, MAX_REVIEW_PER_PLY, MAX_REVIEW_PLIES, REVIEW_PER_PLY, line, start_of};
 use crate::api::game_socket::{SOCKET_MESSAGE_LIMIT, send, sized};
@@ -215,6 +216,14 @@ async fn serve(
     state.metrics.sockets.dec();
 }
 
+/// The refusal of an analysis of a game being played (see [`guard`]).
+fn in_progress(message: &str) -> Reply {
+    Reply::Error {
+        code: "game_in_progress",
+        message: message.to_owned(),
+    }
+}
+
 /// Starts the run `request` asks for, or says why not.
 async fn start(
     state: &AppState,
@@ -237,6 +246,16 @@ async fn start(
                 code: "bad_position",
                 message: why,
             })?;
+            let start = start_of(kind, &position).map_err(|why| Reply::Error {
+                code: "bad_position",
+                message: why,
+            })?;
+            if guard::touches_live_game(state, &start, &moves) {
+                return Err(in_progress(
+                    "this position is being played in a game now: it can be analysed once \
+                     that game ends",
+                ));
+            }
             let time = time_ms
                 .map_or(MAX_ANALYSIS, Duration::from_millis)
                 .min(MAX_ANALYSIS);
@@ -246,6 +265,11 @@ async fn start(
             game,
             time_ms_per_ply,
         } => {
+            if guard::is_live_game(state, &game) {
+                return Err(in_progress(
+                    "the game is still being played: it can be reviewed once it ends",
+                ));
+            }
             let (start, moves) = reviewed_game(state, &game)
                 .await
                 .map_err(|why| Reply::Error {
