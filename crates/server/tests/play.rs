@@ -1,7 +1,8 @@
 //! Play as a player finds it (issue 20), against a real server on 127.0.0.1, each case
 //! on SQLite and on PostgreSQL: the engine kept out of games being played, imported games
 //! with their players and date, the AI answering a draw offer at once, results that say
-//! who resigned, and watcher counts that leave out the receiver.
+//! who resigned, watcher counts that leave out the receiver, and a review made once and
+//! served from storage.
 
 mod common;
 
@@ -12,6 +13,7 @@ use serde_json::{Value, json};
 
 use common::ws::Ws;
 use common::{Client, Database, TestServer, test_config};
+use server::store::StoredReview;
 
 /// Copenhagen game 60 of the aagenielsen.dk archive (crates/tafl/tests/data).
 const COPENHAGEN_60: &str =
@@ -337,3 +339,74 @@ async fn a_watcher_count_leaves_out_the_receiver(db: Database) {
     server.stop().await;
 }
 both!(watchers, a_watcher_count_leaves_out_the_receiver);
+
+/// Every `review_ply` of a review of `id`, up to `review_done`.
+async fn review_of(engine: &mut Ws, id: &str) -> Vec<Value> {
+    engine.send(json!({"t": "review", "game": id})).await;
+    let mut plies = Vec::new();
+    loop {
+        let message = engine.next().await;
+        match message["t"].as_str() {
+            Some("review_ply") => plies.push(message),
+            Some("review_done") => return plies,
+            Some("error") => panic!("the review was refused: {message}"),
+            _ => {}
+        }
+    }
+}
+
+async fn a_review_is_made_once_and_served_from_storage(db: Database) {
+    let server = start(&db).await;
+    let (mut a, mut b) = (server.client(), server.client());
+    let id = friend_game(&mut a, &mut b, "copenhagen").await;
+    let mut players = [
+        Ws::open(&server, &a, &format!("/ws/game/{id}")).await,
+        Ws::open(&server, &b, &format!("/ws/game/{id}")).await,
+    ];
+    for socket in &mut players {
+        socket.state().await;
+    }
+    let moves: Vec<&str> = COPENHAGEN_60.split(' ').collect();
+    play(&mut players, &moves).await;
+    assert!(server.state.store.review(&id).await.unwrap().is_none());
+    let mut engine = Ws::open(&server, &server.client(), "/ws/analysis").await;
+    let first = review_of(&mut engine, &id).await;
+    assert_eq!(first.len(), moves.len());
+    // Kept (it is written just after the last move is sent).
+    let mut stored = None;
+    for _ in 0..100 {
+        stored = server.state.store.review(&id).await.unwrap();
+        if stored.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let stored = stored.expect("the review is stored");
+    assert_eq!(
+        serde_json::from_str::<Value>(&stored.plies).unwrap()[0]["text"],
+        moves[0]
+    );
+    // Asked again, by anyone: the same review.
+    let mut other = Ws::open(&server, &server.client(), "/ws/analysis").await;
+    assert_eq!(review_of(&mut other, &id).await, first);
+    // It comes from storage: a stored review altered by hand is what is served.
+    let mut altered: Value = serde_json::from_str(&stored.plies).unwrap();
+    altered[0]["score"] = json!({"cp": 12345});
+    let store = &server.state.store;
+    let now = server::store::now_ms();
+    let other_budget = StoredReview {
+        nodes: stored.nodes + 1,
+        plies: stored.plies.clone(),
+    };
+    store.save_review(&id, &other_budget, now).await.unwrap();
+    let altered = StoredReview {
+        nodes: stored.nodes,
+        plies: altered.to_string(),
+    };
+    store.save_review(&id, &altered, now).await.unwrap();
+    let served = review_of(&mut other, &id).await;
+    assert_eq!(served[0]["score"], json!({"cp": 12345}));
+    assert_eq!(served[1..], first[1..]);
+    server.stop().await;
+}
+both!(review_stored, a_review_is_made_once_and_served_from_storage);

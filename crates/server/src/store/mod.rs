@@ -15,6 +15,7 @@ mod games;
 mod lifecycle;
 mod players;
 mod ratings;
+mod reviews;
 mod users;
 
 use std::borrow::Cow;
@@ -36,6 +37,7 @@ pub use games::{
 };
 pub use players::{OpponentRecord, Profile};
 pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};
+pub use reviews::StoredReview;
 pub use users::{Guest, User};
 
 use crate::config::{Backend, DatabaseUrl};
@@ -62,11 +64,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "move log",
         include_str!("../../migrations/0004_move_log.sql"),
     ),
-    (
-        5,
-        "ended by",
-        include_str!("../../migrations/0005_ended_by.sql"),
-    ),
+    (5, "play", include_str!("../../migrations/0005_play.sql")),
 ];
 
 /// Why a storage operation failed.

@@ -31,10 +31,6 @@ use crate::live::PlayedView;
 pub const MAX_ANALYSIS: Duration = Duration::from_secs(60);
 /// Most moves a line to analyse may have.
 const MAX_LINE: usize = 1000;
-/// Search time per position of a review, unless asked otherwise.
-const REVIEW_PER_PLY: Duration = Duration::from_millis(300);
-/// The most a review may take per position.
-const MAX_REVIEW_PER_PLY: Duration = Duration::from_secs(2);
 /// Most plies a review looks at.
 const MAX_REVIEW_PLIES: usize = 400;
 
