@@ -304,6 +304,7 @@ test('an imported game shows its record\'s players and date in the viewer and on
   const names = await page.$$eval('.player-bar__name', (els) => els.map((e) => e.textContent));
   assert.deepEqual([...names].sort(), ['Schachus', 'Tim Millar']);
   assert.match(await page.locator('#game-facts').textContent() ?? '', /2015/);
+  assert.match(await page.locator('.result-banner').textContent() ?? '', /The defenders win.*The attackers resigned\./);
   assert.match(await page.title(), /Tim Millar – Schachus/);
   await shot(page, 'server-imported-game-desktop');
   assert.deepEqual(errors, []);

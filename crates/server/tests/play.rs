@@ -178,6 +178,8 @@ async fn an_imported_game_keeps_its_players_and_date(db: Database) {
             .collect();
         assert_eq!(names, ["Tim Millar", "Schachus"], "{view}");
         assert_eq!(view["played_at"], json!(1_420_588_800_000_i64));
+        // The record says the defenders won by resignation: the attackers resigned.
+        assert_eq!(view["ended_by"], "first", "{view}");
     }
     server.stop().await;
 }

@@ -189,7 +189,10 @@ pub(crate) fn view_of(
         rev: session.map_or(0, Session::revision),
         status: status_of(record, session),
         result: session.and_then(Session::outcome).or(record.outcome),
-        ended_by: session.and_then(Session::ended_by).or(record.ended_by),
+        ended_by: crate::api::views::ended_by(
+            session.and_then(Session::outcome).or(record.outcome),
+            session.and_then(Session::ended_by).or(record.ended_by),
+        ),
         played_at: record.created_at,
         players: players(record, ratings),
         you,
