@@ -1,6 +1,8 @@
 // The computer review of one game asked for again and again, against a kingstable
 // binary: the wall time until `review_done`, the mistakes and blunders each run finds,
-// and whether the runs agree (issue 20: a review computed once, the same every run).
+// a digest of the review (to compare across invocations: each starts a fresh server and
+// database), and whether the runs agree (issue 20: a review computed once, the same
+// every run).
 //
 //   node --experimental-websocket bench/review.mjs BIN [RUNS]
 //
@@ -8,6 +10,7 @@
 // Millar v Schachus 2015 (Copenhagen, 68 plies) and reviews it RUNS times (default 3),
 // each on a new socket, one after another. Progress goes to stderr.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -75,8 +78,10 @@ try {
     });
     const seconds = (performance.now() - started) / 1000;
     const count = (/** @type {string} */ c) => plies.filter((/** @type {{class: string | null}} */ p) => p.class === c).length;
-    console.log(`run ${run}: ${plies.length} plies in ${seconds.toFixed(2)} s; ${count('mistake')} mistakes, ${count('blunder')} blunders`);
-    reviews.push(JSON.stringify(plies));
+    const text = JSON.stringify(plies);
+    const digest = createHash('sha256').update(text).digest('hex').slice(0, 12);
+    console.log(`run ${run}: ${plies.length} plies in ${seconds.toFixed(3)} s; ${count('mistake')} mistakes, ${count('blunder')} blunders; review ${digest}`);
+    reviews.push(text);
   }
   const same = reviews.every((r) => r === reviews[0]);
   console.log(`runs agree: ${same ? 'yes' : 'no'}`);
