@@ -118,11 +118,22 @@ async fn analysis_is_refused_while_the_game_is_played(db: Database) {
                 "{request}"
             );
         }
+        // Nor under the rules of the other game on the same board.
+        assert_eq!(
+            refusal(
+                &mut engine,
+                json!({"t": "analyze", "kind": "fetlar", "moves": moves, "time_ms": 200})
+            )
+            .await
+            .as_deref(),
+            Some("game_in_progress")
+        );
         // The opening is not guarded (its positions are every game's), nor is another
-        // game's position.
+        // position.
         for request in [
             json!({"t": "analyze", "kind": "copenhagen", "moves": &moves[..3], "time_ms": 200}),
-            json!({"t": "analyze", "kind": "fetlar", "moves": moves, "time_ms": 200}),
+            json!({"t": "analyze", "kind": "copenhagen", "moves": &moves[..4], "time_ms": 200}),
+            json!({"t": "analyze", "kind": "camelot", "time_ms": 200}),
         ] {
             assert_eq!(
                 refusal(&mut engine, request.clone()).await,

@@ -6,13 +6,14 @@
 //!
 //! Positions are compared as the board draws them (each square's piece and the side to
 //! move), against the latest state each live game publishes (its feed: no owner is
-//! asked). The first [`OPENING_PLIES`] plies of a game are not guarded: their positions
+//! asked), whatever game they are asked under: Fetlar and Copenhagen share their board,
+//! and the engine's view of a Copenhagen position under Fetlar's rules would still help. The first [`OPENING_PLIES`] plies of a game are not guarded: their positions
 //! are shared by many games and are in every opening book, and guarding them would shut
 //! the start position out of analysis whenever someone somewhere has just begun.
 
 use std::collections::HashSet;
 
-use game::{Game, GameKind, Player};
+use game::{Game, Player};
 use games::{AnyGame, BoardView, PieceKind, Square};
 
 use crate::live::GameStatusView;
@@ -81,8 +82,8 @@ impl Placement {
     }
 }
 
-/// The positions of the games of `kind` being played now that are guarded.
-fn live_positions(state: &AppState, kind: GameKind) -> Vec<Placement> {
+/// The positions of the games being played now that are guarded.
+fn live_positions(state: &AppState) -> Vec<Placement> {
     state
         .live
         .handles()
@@ -90,9 +91,7 @@ fn live_positions(state: &AppState, kind: GameKind) -> Vec<Placement> {
         .filter_map(|handle| {
             let snapshot = handle.feed().snapshot();
             let view = &snapshot.view;
-            (view.kind == kind
-                && view.status == GameStatusView::Ongoing
-                && view.moves.len() >= OPENING_PLIES)
+            (view.status == GameStatusView::Ongoing && view.moves.len() >= OPENING_PLIES)
                 .then(|| Placement::of_view(&view.board))
         })
         .collect()
@@ -102,7 +101,7 @@ fn live_positions(state: &AppState, kind: GameKind) -> Vec<Placement> {
 /// already checked): the line passes through a position a game being played stands in
 /// now, or ends one move after it.
 pub(super) fn touches_live_game(state: &AppState, start: &AnyGame, moves: &[String]) -> bool {
-    let live = live_positions(state, start.kind());
+    let live = live_positions(state);
     if live.is_empty() {
         return false;
     }
@@ -133,6 +132,7 @@ pub(super) fn is_live_game(state: &AppState, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use game::GameKind;
 
     fn after(kind: GameKind, moves: &[&str]) -> AnyGame {
         let mut game = AnyGame::start(kind);
