@@ -3,7 +3,9 @@
 # kinds through a release `kingstable serve` on loopback, with spectators and a few hundred
 # lobby sockets, then a hostile client (slow connections, an AI flood, a rematch chain,
 # analysis sockets that never read) beside an honest player's AI game. Fails on any lost
-# or mismatched move or error (see crates/loadtest/README.md).
+# or mismatched move, any error, and any fairness breach (the honest player's AI move
+# delayed by more than one search, a loss on time, /health slower than 2 s; see
+# crates/loadtest/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p kingstable -p loadtest
@@ -11,4 +13,4 @@ lt=target/release/kingstable-loadtest
 bin=target/release/kingstable
 "$lt" --spawn "$bin" --pairs 12 --spectators 1 --lobby 300 --think 0-30 --duration 25s
 "$lt" --spawn "$bin" --pairs 2 --hostile --slow-connections 100 --flood-ai-games 10 \
-    --rematch-chain 10 --flood-analyses 2 --duration 25s
+    --rematch-chain 10 --flood-analyses 2 --duration 25s --fail-on-breach

@@ -49,7 +49,20 @@ export class Lobby {
         break;
       case 'changes': {
         for (const id of msg.games_removed) this.gameMap.delete(id);
-        for (const g of [...msg.games_added, ...msg.games_changed]) this.gameMap.set(g.id, g);
+        for (const g of msg.games_added) this.gameMap.set(g.id, g);
+        for (const change of msg.games_changed) {
+          const g = this.gameMap.get(change.id);
+          if (!g) continue;
+          // Only what changed comes: the cells a move changed, and the rest as now.
+          const cells = [...g.board.cells];
+          for (const [i, cell] of change.cells) cells[i] = cell;
+          this.gameMap.set(g.id, {
+            ...g,
+            board: { ...g.board, cells, to_move: change.to_move },
+            watchers: change.watchers,
+            players: change.players ?? g.players,
+          });
+        }
         for (const id of msg.challenges_removed) this.challengeMap.delete(id);
         for (const c of msg.challenges_added) this.challengeMap.set(c.id, c);
         this.live = msg.live;

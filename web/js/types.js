@@ -124,6 +124,17 @@
  * @property {number} created_at
  */
 
+/**
+ * What changed in a game of the lobby's list: the cells that differ as [index, cell],
+ * the side to move, the watchers, and the players only when they changed.
+ * @typedef {object} LiveGameChange
+ * @property {string} id
+ * @property {[number, Cell][]} cells
+ * @property {Side} to_move
+ * @property {number} watchers
+ * @property {PlayerInfo[]} [players]
+ */
+
 /** `GET /api/games?status=live`: a page of the games being played. @typedef {{games: LiveGame[], page: number, pages: number, total: number}} LivePage */
 
 /**
@@ -177,7 +188,7 @@
 /**
  * What the server sends on `/ws/lobby`.
  * @typedef {{t: "snapshot", v: number, games: LiveGame[], live: number, challenges: Challenge[]} |
- *   {t: "changes", v: number, games_added: LiveGame[], games_changed: LiveGame[], games_removed: string[],
+ *   {t: "changes", v: number, games_added: LiveGame[], games_changed: LiveGameChange[], games_removed: string[],
  *    live: number, challenges_added: Challenge[], challenges_removed: string[]} |
  *   {t: "challenge_accepted", challenge: string, game: string} | {t: "pong"}} LobbySocketMessage
  */

@@ -157,6 +157,10 @@ test('two players by link while a third watches and sees every move', { skip, ti
   const a = await player();
   const b = await player(PHONE);
   const c = await player();
+  // A visitor on the home page from the start: the game's small board follows the moves
+  // (the lobby sends the cells that changed, applied to the board it first sent).
+  const d = await player();
+  await go(d.page, '/');
   const path = await create(a.page, { mode: 'friend', kind: 'fetlar', side: 'first', tc: 'untimed' });
   await go(b.page, path);
   await b.page.click('#join');
@@ -173,7 +177,14 @@ test('two players by link while a third watches and sees every move', { skip, ti
   assert.deepEqual(await c.page.$$eval('.moves__move[data-ply]', (els) => els.map((e) => e.textContent)), moves);
   await shot(b.page, 'live-friend-phone');
   await shot(c.page, 'live-watcher-desktop');
-  for (const p of [a, b, c]) {
+  const id = path.split('/').pop();
+  const pieces = await c.page.$$eval('.kt-board .kt-piece', (els) => els.map((e) => e.getAttribute('data-square')).sort());
+  assert.ok(pieces.length > 20, 'the watcher sees the board');
+  await d.page.waitForFunction(([game, want]) => {
+    const got = [...document.querySelectorAll(`.mini[data-game="${game}"] .kt-piece`)].map((e) => e.getAttribute('data-square')).sort();
+    return JSON.stringify(got) === want;
+  }, [id, JSON.stringify(pieces)], { timeout: 10000 });
+  for (const p of [a, b, c, d]) {
     assert.deepEqual(p.errors, []);
     await p.context.close();
   }

@@ -16,6 +16,8 @@ pub struct Config {
     /// Most database connections to hold open (PostgreSQL; SQLite always uses one
     /// writer, see [`crate::store`]).
     pub max_connections: u32,
+    /// When a SQLite write counts as stored ([`SqliteSync`]).
+    pub sqlite_sync: SqliteSync,
     /// Mark cookies `Secure` (send them over HTTPS only): set it when the site is served
     /// over HTTPS, as it must be anywhere but on one's own machine.
     pub secure_cookies: bool,
@@ -45,6 +47,7 @@ impl Default for Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             database: DatabaseUrl::default(),
             max_connections: 10,
+            sqlite_sync: SqliteSync::default(),
             secure_cookies: false,
             public_origin: None,
             trust_proxy: false,
@@ -53,6 +56,45 @@ impl Default for Config {
             limits: RateLimits::default(),
             connections: ConnectionLimits::default(),
             ai: AiQuotas::default(),
+        }
+    }
+}
+
+/// When a SQLite write counts as stored (SQLite's `synchronous` setting, in its WAL
+/// mode). Either way a crash or `kill -9` of the server loses nothing that was
+/// acknowledged: the difference is what a crash of the whole machine may lose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SqliteSync {
+    /// Every commit waits for the disk (`synchronous = FULL`): a power cut loses nothing
+    /// acknowledged. The default.
+    #[default]
+    Full,
+    /// Commits wait for the operating system, not the disk (`synchronous = NORMAL`;
+    /// the log reaches the disk at checkpoints): the last moments of play before a power
+    /// cut or a kernel crash may be lost, never the file's consistency. Much less work
+    /// per move.
+    Normal,
+}
+
+impl SqliteSync {
+    /// The `PRAGMA synchronous` value.
+    #[must_use]
+    pub const fn pragma(self) -> &'static str {
+        match self {
+            SqliteSync::Full => "FULL",
+            SqliteSync::Normal => "NORMAL",
+        }
+    }
+}
+
+impl FromStr for SqliteSync {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<SqliteSync, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "full" => Ok(SqliteSync::Full),
+            "normal" => Ok(SqliteSync::Normal),
+            _ => Err(format!("{text:?}: say `full` or `normal`")),
         }
     }
 }

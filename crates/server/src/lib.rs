@@ -38,7 +38,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{AiQuotas, Backend, Config, ConnectionLimits, DatabaseUrl, RateLimit, RateLimits};
+pub use config::{
+    AiQuotas, Backend, Config, ConnectionLimits, DatabaseUrl, RateLimit, RateLimits, SqliteSync,
+};
 pub use error::{ApiError, ErrorCode, ServerError};
 pub use state::{AppState, Shared};
 pub use store::Store;
@@ -64,7 +66,8 @@ impl Server {
     pub async fn bind(mut config: Config) -> Result<Server, ServerError> {
         let descriptors = conn::raise_descriptor_limit();
         config.connections = conn::fit_to_descriptors(config.connections, descriptors);
-        let store = Store::open(&config.database, config.max_connections).await?;
+        let store =
+            Store::open_with(&config.database, config.max_connections, config.sqlite_sync).await?;
         tracing::info!(database = %config.database, "database ready");
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await

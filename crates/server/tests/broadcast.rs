@@ -421,12 +421,30 @@ async fn the_lobby_sends_coalesced_changes_not_lists() {
         assert_eq!(message["v"], v, "versions follow each other");
     }
     assert_eq!(messages[0]["games_added"][0]["id"], id.as_str());
-    let board = &messages.last().unwrap()["games_changed"][0];
-    assert_eq!(board["id"], id.as_str());
-    assert_eq!(
-        board["board"], last["board"],
-        "the last change shows the board now"
-    );
+    // A change carries what changed, not the board: applied one after the other to the
+    // board first sent, the changes give the board now.
+    let mut board = messages[0]["games_added"][0]["board"].clone();
+    for message in &messages[1..] {
+        for change in message["games_changed"].as_array().unwrap() {
+            assert_eq!(change["id"], id.as_str());
+            assert!(change.get("board").is_none(), "{change}");
+            let cells = change["cells"].as_array().unwrap();
+            assert!(
+                !cells.is_empty() && cells.len() < 121 / 4,
+                "the cells that changed, not the board: {change}"
+            );
+            for cell in cells {
+                let i = usize::try_from(cell[0].as_u64().unwrap()).unwrap();
+                board["cells"][i] = cell[1].clone();
+            }
+            board["to_move"] = change["to_move"].clone();
+        }
+    }
+    assert_eq!(board, last["board"], "the changes give the board now");
+    // A socket that connects now gets the same board in its snapshot.
+    let mut late = open(&server, &watcher, "/ws/lobby").await;
+    let snapshot = next(&mut late).await;
+    assert_eq!(snapshot["games"][0]["board"], last["board"], "{snapshot}");
     assert_eq!(messages.last().unwrap()["live"], 1);
 
     // The live list is paged.

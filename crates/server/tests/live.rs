@@ -800,6 +800,13 @@ async fn a_game_against_the_ai(db: Database) {
     me.send(json!({"t": "resign"})).await;
     let ended = me.until("events").await;
     assert_eq!(ended["events"][0]["type"], "ended");
+    // Over is over, against the AI too: no takeback is offered, and one asked for is
+    // refused (the game is stored as finished).
+    let mine = ended["actions"]["second"].as_array().unwrap();
+    assert!(!mine.contains(&json!("takeback")), "{ended}");
+    assert!(mine.contains(&json!("rematch")), "{ended}");
+    me.send(json!({"t": "takeback"})).await;
+    assert_eq!(me.until("error").await["code"], "game_over");
     let rematch = a.post_empty(&format!("/api/games/{id}/rematch")).await;
     assert_eq!(rematch.status, StatusCode::OK, "{}", rematch.text);
     let new_id = rematch.json()["id"].as_str().unwrap().to_owned();
@@ -809,6 +816,47 @@ async fn a_game_against_the_ai(db: Database) {
     server.stop().await;
 }
 both!(ai_game, a_game_against_the_ai);
+
+/// A rematch against the AI asked for over HTTP counts once against the creation limit
+/// (it was counted twice: by the endpoint and by the game's owner).
+async fn a_rematch_against_the_ai_counts_once(db: Database) {
+    let mut config = test_config(&db);
+    config.limits.challenge = server::RateLimit::new(4, Duration::from_secs(3600));
+    let server = TestServer::start(config).await;
+    let mut a = server.client();
+    let created = a
+        .post(
+            "/api/games",
+            json!({"kind": "fetlar", "opponent": {"ai": 1}, "side": "first", "time_control": "untimed"}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let mut id = created.json()["id"].as_str().unwrap().to_owned();
+    // One token for the game, one for each rematch: three rematches, then a refusal.
+    let mut rematches = 0;
+    loop {
+        let mut me = Socket::open(&server, &a, &id).await;
+        me.state().await;
+        me.send(json!({"t": "resign"})).await;
+        me.until("events").await;
+        let rematch = a.post_empty(&format!("/api/games/{id}/rematch")).await;
+        if rematch.status != StatusCode::OK {
+            assert_eq!(
+                rematch.status,
+                StatusCode::TOO_MANY_REQUESTS,
+                "{}",
+                rematch.text
+            );
+            break;
+        }
+        rematches += 1;
+        id = rematch.json()["id"].as_str().unwrap().to_owned();
+        assert!(rematches <= 3, "more rematches than the limit allows");
+    }
+    assert_eq!(rematches, 3);
+    server.stop().await;
+}
+both!(ai_rematch_limit, a_rematch_against_the_ai_counts_once);
 
 async fn a_flag_falls(db: Database) {
     let server = start(&db).await;

@@ -44,8 +44,9 @@ pub use clock::{
     Timestamp, format_clock,
 };
 pub use table::{
-    ABANDONED_AFTER, AbortReason, ClockStart, Ending, Error, Event, EventKind, LoadError, Options,
-    PlayedMove, Session, SessionData, Status, StoredMove, Takeback, Takebacks, timeout_outcome,
+    ABANDONED_AFTER, AbortReason, Checkpoint, ClockStart, Ending, Error, Event, EventKind,
+    LoadError, Options, PlayedMove, Session, SessionData, Status, StoredMove, Takeback, Takebacks,
+    timeout_outcome,
 };
 
 pub use games::{AnyGame, AnyMove, MoveInfo, Square, Variations};

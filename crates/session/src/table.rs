@@ -132,6 +132,18 @@ pub struct PlayedMove {
     pub remaining_before_ms: Option<[u64; 2]>,
 }
 
+/// A mark of a session, to put it back as it was: [`Session::checkpoint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checkpoint {
+    moves: usize,
+    events: usize,
+    revision: u64,
+    clocks: Clocks,
+    draw_offer: Option<Player>,
+    takeback_request: Option<Player>,
+    ending: Option<Ending>,
+}
+
 /// A change to the session; the log of them lets a front end catch up.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
@@ -494,6 +506,47 @@ impl Session {
     #[must_use]
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// A mark of the session as it is now, to [`restore`](Session::restore) it to if a
+    /// change cannot be kept (its storage failed): a few numbers, not a copy, so that a
+    /// move costs the same however long the game is.
+    #[must_use]
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            moves: self.moves.len(),
+            events: self.events.len(),
+            revision: self.revision,
+            clocks: self.clocks,
+            draw_offer: self.draw_offer,
+            takeback_request: self.takeback_request,
+            ending: self.ending,
+        }
+    }
+
+    /// Puts the session back as it was at `checkpoint`, undoing the moves played since.
+    /// Only for changes that added to the game (moves, offers, endings): a change that
+    /// took moves back cannot be restored from a mark (keep a clone for those): false
+    /// then, and nothing is changed.
+    #[must_use]
+    pub fn restore(&mut self, checkpoint: &Checkpoint) -> bool {
+        if self.moves.len() < checkpoint.moves
+            || self.events.len() < checkpoint.events
+            || self.revision < checkpoint.revision
+        {
+            return false;
+        }
+        while self.moves.len() > checkpoint.moves {
+            self.moves.pop();
+            self.game.undo();
+        }
+        self.events.truncate(checkpoint.events);
+        self.revision = checkpoint.revision;
+        self.clocks = checkpoint.clocks;
+        self.draw_offer = checkpoint.draw_offer;
+        self.takeback_request = checkpoint.takeback_request;
+        self.ending = checkpoint.ending;
+        true
     }
 
     /// Every change, in order.

@@ -864,6 +864,39 @@ proptest! {
         }
     }
 
+    /// A checkpoint puts the session back exactly as it was after any action that did
+    /// not take moves back (the server keeps a mark, not a copy, while it stores a move);
+    /// after one that did, restoring is refused and changes nothing.
+    #[test]
+    fn a_checkpoint_restores_what_any_action_changed(
+        (kind, opts) in setup(),
+        actions in proptest::collection::vec(action(), 1..60),
+    ) {
+        let mut s = Session::new(AnyGame::start(kind), opts, at(0));
+        let mut now = at(0);
+        for action in &actions {
+            let before = s.clone();
+            let mark = s.checkpoint();
+            let mut tried = s.clone();
+            let mut later = now;
+            apply(&mut tried, action, &mut later);
+            let took_back = tried.moves().len() < before.moves().len();
+            let after = tried.clone();
+            if tried.restore(&mark) {
+                prop_assert!(!took_back);
+                prop_assert_eq!(&tried, &before);
+                prop_assert_eq!(tried.game().hash(), before.game().hash());
+                prop_assert_eq!(tried.game().position_string(), before.game().position_string());
+                prop_assert_eq!(tried.events(), before.events());
+                prop_assert_eq!(tried.legal_moves(), before.legal_moves());
+            } else {
+                prop_assert!(took_back);
+                prop_assert_eq!(&tried, &after);
+            }
+            apply(&mut s, action, &mut now);
+        }
+    }
+
     /// Whatever is done, the clocks never give a player time they did not get from a
     /// move's increment, and a game that is over has no clock running.
     #[test]

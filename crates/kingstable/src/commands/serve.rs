@@ -29,6 +29,12 @@ pub struct ServeArgs {
     /// Most PostgreSQL connections to hold open (SQLite uses one).
     #[arg(long, env = "KINGSTABLE_DB_CONNECTIONS", default_value_t = 10)]
     pub db_connections: u32,
+    /// When a SQLite write counts as stored: `full` waits for the disk at every commit
+    /// (a power cut loses nothing acknowledged); `normal` waits for the operating system
+    /// only (a crash of the server loses nothing either way; a power cut may lose the
+    /// last moments of play), for much less work per move.
+    #[arg(long, env = "KINGSTABLE_SQLITE_SYNC", default_value = "full")]
+    pub sqlite_sync: server::SqliteSync,
     /// Mark cookies Secure (sent over HTTPS only): set it whenever players reach the
     /// site over HTTPS.
     #[arg(long, env = "KINGSTABLE_SECURE_COOKIES")]
@@ -93,6 +99,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         addr: args.addr,
         database: args.database,
         max_connections: args.db_connections,
+        sqlite_sync: args.sqlite_sync,
         secure_cookies: args.secure_cookies,
         public_origin,
         trust_proxy: args.trust_proxy,

@@ -547,8 +547,14 @@ pub async fn import(
     };
     let now = now_ms();
     let game = read_import(kind, &text, now)?;
-    let stored = state.store.import_game(&game, now).await?;
-    Ok(json_with(StatusCode::CREATED, &Imported { id: stored.id }))
+    let import = state.store.import_game(&game, now).await?;
+    // The same record again: the game stored the first time, not a copy.
+    let status = if import.new {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(json_with(status, &Imported { id: import.game.id }))
 }
 
 #[cfg(test)]

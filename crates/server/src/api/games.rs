@@ -332,7 +332,11 @@ pub async fn rematch(
     viewer: Viewer,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    check(&state.limiters.challenge, &ip)?;
+    // A rematch against the AI is counted once, by the game's owner, against the address
+    // that made the game (as over the socket); any other rematch here.
+    if state.ai.address_of(&id).is_none() {
+        check(&state.limiters.challenge, &ip)?;
+    }
     let handle = state.live.handle(&id).ok_or_else(|| {
         ApiError::new(
             ErrorCode::Conflict,

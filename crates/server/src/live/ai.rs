@@ -951,12 +951,24 @@ mod tests {
         let (started_tx, started) = std_mpsc::channel();
         let mut releases = std::collections::HashMap::new();
         let mut tickets = Vec::new();
+        // Both threads busy first, so that every job below waits before any is taken
+        // (else a thread may take a2 before b1 is even submitted).
+        for label in ["z1", "z2"] {
+            let (job, release) = held_job(label, &started_tx);
+            tickets.push(pool.submit(Work::Move, asker("z"), None, job));
+            releases.insert(label, release);
+        }
+        let mut busy = [started.recv().unwrap(), started.recv().unwrap()];
+        busy.sort_unstable();
+        assert_eq!(busy, ["z1", "z2"]);
         for label in ["a1", "a2", "a3", "b1", "b2", "b3"] {
             let (job, release) = held_job(label, &started_tx);
             let who = &label[..1];
             tickets.push(pool.submit(Work::Move, asker(who), None, job));
             releases.insert(label, release);
         }
+        releases["z1"].send(()).unwrap();
+        releases["z2"].send(()).unwrap();
         let mut first = [started.recv().unwrap(), started.recv().unwrap()];
         first.sort_unstable();
         assert_eq!(first, ["a1", "b1"]);

@@ -14,7 +14,7 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 use super::feed::to_text;
-use super::messages::{ChallengeView, LiveGame, LobbyMessage};
+use super::messages::{ChallengeView, LiveGame, LiveGameChange, LobbyMessage};
 use super::{Ident, lock};
 
 /// How many live games the lobby socket shows and keeps up to date.
@@ -54,6 +54,10 @@ struct State {
     order: BTreeSet<(i64, String)>,
     /// The games the sockets were last told of (the window), newest first.
     shown: Vec<String>,
+    /// Those games as the sockets were last told of them: the next message sends only
+    /// what differs from these, and a snapshot shows these (so that the next change
+    /// applies to it exactly).
+    sent: HashMap<String, LiveGame>,
     /// Games changed since the last message.
     dirty: HashSet<String>,
     /// The live count the sockets were last told.
@@ -103,12 +107,12 @@ impl Lobby {
         }
         let text = to_text(&LobbyMessage::Snapshot {
             v: state.version,
-            // The games the sockets were last told of (as they are now): the next
-            // change message adds to and removes from exactly this list.
+            // The games the sockets were last told of, as they were told: the next
+            // change message adds to, removes from and changes exactly these.
             games: state
                 .shown
                 .iter()
-                .filter_map(|id| state.games.get(id).cloned())
+                .filter_map(|id| state.sent.get(id).cloned())
                 .collect(),
             live: state.games.len(),
             challenges: state.challenges.iter().map(|(c, _)| c.clone()).collect(),
@@ -280,10 +284,13 @@ impl Lobby {
             .filter(|id| !old.contains(id))
             .filter_map(|id| state.games.get(id).cloned())
             .collect();
-        let games_changed: Vec<LiveGame> = window
+        let games_changed: Vec<LiveGameChange> = window
             .iter()
             .filter(|id| old.contains(id) && state.dirty.contains(*id))
-            .filter_map(|id| state.games.get(id).cloned())
+            .filter_map(|id| {
+                let now = state.games.get(id)?;
+                LiveGameChange::between(state.sent.get(id)?, now)
+            })
             .collect();
         let games_removed: Vec<String> = state
             .shown
@@ -304,6 +311,11 @@ impl Lobby {
             .filter(|id| !added.contains(id))
             .collect();
         state.dirty.clear();
+        let sent: HashMap<String, LiveGame> = window
+            .iter()
+            .filter_map(|id| Some((id.clone(), state.games.get(id)?.clone())))
+            .collect();
+        state.sent = sent;
         state.shown = window;
         let nothing = games_added.is_empty()
             && games_changed.is_empty()

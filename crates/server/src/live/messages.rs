@@ -1,6 +1,8 @@
 //! The messages of the game and lobby sockets, as explicit Rust types: what a client may
 //! send, and what the server sends. `docs/API.md` documents each one.
 
+use std::sync::Arc;
+
 use game::{GameKind, Outcome, Player};
 use games::{BoardView, MoveInfo};
 use serde::{Deserialize, Serialize};
@@ -245,9 +247,6 @@ pub struct EventsView {
     pub result: Option<Outcome>,
     /// The board after them.
     pub board: BoardView,
-    /// The legal moves of the side to move: filled only in the copy that side's sockets
-    /// get.
-    pub legal_moves: Vec<MoveInfo>,
     /// Both clocks when the change was made (`null` untimed).
     pub clocks: Option<ClocksView>,
     /// Who offers a draw.
@@ -256,6 +255,29 @@ pub struct EventsView {
     pub takeback_request: Option<Player>,
     /// What each player may do now.
     pub actions: Actions,
+    /// The legal moves of the side to move: filled only in the copy that side's sockets
+    /// get. Last, so that copy is the others' text with the moves put in
+    /// ([`EventsView::with_legal_moves`]).
+    pub legal_moves: Vec<MoveInfo>,
+}
+
+impl EventsView {
+    /// The end of an `events` message's text without legal moves.
+    const NO_MOVES_END: &'static str = "\"legal_moves\":[]}";
+
+    /// The text of the `events` message `public` (serialised without legal moves) with
+    /// `legal` put in: the board and the events are not written out again.
+    #[must_use]
+    pub fn with_legal_moves(public: &str, legal: &[MoveInfo]) -> Option<String> {
+        let head = public.strip_suffix(Self::NO_MOVES_END)?;
+        let moves = serde_json::to_string(legal).ok()?;
+        let mut text = String::with_capacity(public.len() + moves.len());
+        text.push_str(head);
+        text.push_str("\"legal_moves\":");
+        text.push_str(&moves);
+        text.push('}');
+        Some(text)
+    }
 }
 
 /// Where a game stands, as every message and list says it.
@@ -380,6 +402,80 @@ pub struct PlayedView {
     pub info: MoveInfo,
 }
 
+/// The moves of a game as clients get them (a JSON array of [`PlayedView`]), cheap to
+/// copy: every full chunk of [`PlayedList::CHUNK`] moves is shared by all the copies, so
+/// that the game's view after each move, and each socket's copy of it, costs the same
+/// however long the game is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayedList {
+    chunks: Vec<Arc<[PlayedView]>>,
+    tail: Vec<PlayedView>,
+}
+
+impl PlayedList {
+    /// Moves per shared chunk.
+    pub const CHUNK: usize = 32;
+
+    /// The moves of `session` (none before a session starts).
+    #[must_use]
+    pub fn of(moves: &[session::PlayedMove]) -> PlayedList {
+        let mut list = PlayedList::default();
+        for m in moves {
+            list.push_move(m);
+        }
+        list
+    }
+
+    /// Brings the list up to `moves`, the session's moves after one change: the new
+    /// moves are added when moves were only added, else the list is made again.
+    pub fn sync(&mut self, moves: &[session::PlayedMove]) {
+        let len = self.len();
+        let extends = moves.len() >= len
+            && (len == 0 || self.iter().last().map(|v| &v.info) == Some(&moves[len - 1].info));
+        if !extends {
+            *self = PlayedList::of(moves);
+            return;
+        }
+        for m in &moves[len..] {
+            self.push_move(m);
+        }
+    }
+
+    fn push_move(&mut self, m: &session::PlayedMove) {
+        self.tail.push(PlayedView {
+            ply: self.len() + 1,
+            player: m.player,
+            info: m.info.clone(),
+        });
+        if self.tail.len() == Self::CHUNK {
+            self.chunks.push(Arc::from(std::mem::take(&mut self.tail)));
+        }
+    }
+
+    /// How many moves.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.chunks.len() * Self::CHUNK + self.tail.len()
+    }
+
+    /// Whether no move was played.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty() && self.tail.is_empty()
+    }
+
+    /// The moves in order.
+    pub fn iter(&self) -> impl Iterator<Item = &PlayedView> {
+        self.chunks.iter().flat_map(|c| c.iter()).chain(&self.tail)
+    }
+}
+
+impl Serialize for PlayedList {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
 /// The game as one client sees it: the `game` of a `state` message, and of
 /// `GET /api/games/{id}`.
 #[derive(Clone, Debug, Serialize)]
@@ -415,7 +511,7 @@ pub struct GameView {
     /// The position string the game started from.
     pub start_position: String,
     /// The moves played.
-    pub moves: Vec<PlayedView>,
+    pub moves: PlayedList,
     /// The receiver's legal moves (empty unless it is their turn in a game going on).
     pub legal_moves: Vec<MoveInfo>,
     /// Both clocks (`null` untimed).
@@ -464,6 +560,52 @@ pub struct LiveGame {
     pub created_at: i64,
 }
 
+/// What changed in a game of the lobby's list since the last lobby message: the cells
+/// that differ (a move changes two to a few), the side to move, the watchers, and the
+/// players only when they changed. A client applies it to the game it holds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LiveGameChange {
+    /// The game's id.
+    pub id: String,
+    /// The cells that changed, as `[index, cell]` (index as in [`BoardView::cells`]).
+    pub cells: Vec<(usize, games::Cell)>,
+    /// The side to move now.
+    pub to_move: Player,
+    /// Sockets open on it now.
+    pub watchers: usize,
+    /// Both players, only when they changed (a rating after a game, a seat taken).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub players: Option<Vec<PlayerInfo>>,
+}
+
+impl LiveGameChange {
+    /// What changed from `before` to `now` (the same game), or `None` when nothing did.
+    #[must_use]
+    pub fn between(before: &LiveGame, now: &LiveGame) -> Option<LiveGameChange> {
+        let cells: Vec<(usize, games::Cell)> = before
+            .board
+            .cells
+            .iter()
+            .zip(&now.board.cells)
+            .enumerate()
+            .filter(|(_, (old, new))| old != new)
+            .map(|(i, (_, new))| (i, *new))
+            .collect();
+        let players = (before.players != now.players).then(|| now.players.clone());
+        let same = cells.is_empty()
+            && players.is_none()
+            && before.board.to_move == now.board.to_move
+            && before.watchers == now.watchers;
+        (!same).then(|| LiveGameChange {
+            id: now.id.clone(),
+            cells,
+            to_move: now.board.to_move,
+            watchers: now.watchers,
+            players,
+        })
+    }
+}
+
 /// An open challenge as the lobby shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ChallengeView {
@@ -507,8 +649,8 @@ pub enum LobbyMessage {
         v: u64,
         /// Games that entered the lobby's list (newly started, or moved up).
         games_added: Vec<LiveGame>,
-        /// Games of the list that changed (a move, watchers).
-        games_changed: Vec<LiveGame>,
+        /// Games of the list that changed (a move, watchers), as what changed only.
+        games_changed: Vec<LiveGameChange>,
         /// Games that left the list (over, or pushed out by newer ones).
         games_removed: Vec<String>,
         /// How many games are being played in all.
@@ -602,6 +744,36 @@ mod tests {
         })
         .unwrap();
         assert!(LobbyMessage::TAGS.contains(&lobby["t"].as_str().unwrap()));
+    }
+
+    #[test]
+    fn the_movers_events_text_is_the_public_one_with_the_moves() {
+        for kind in [GameKind::Copenhagen, GameKind::Camelot] {
+            let game = games::AnyGame::start(kind);
+            let legal = game.legal_moves_info();
+            let mut view = EventsView {
+                from_rev: 3,
+                rev: 4,
+                events: Vec::new(),
+                status: GameStatusView::Ongoing,
+                result: None,
+                board: BoardView::of(&game),
+                clocks: None,
+                draw_offer: Some(Player::Second),
+                takeback_request: None,
+                actions: Actions::default(),
+                legal_moves: Vec::new(),
+            };
+            let public =
+                serde_json::to_string(&ServerMessage::Events(Box::new(view.clone()))).unwrap();
+            view.legal_moves.clone_from(&legal);
+            let whole = serde_json::to_string(&ServerMessage::Events(Box::new(view))).unwrap();
+            assert_eq!(
+                EventsView::with_legal_moves(&public, &legal).unwrap(),
+                whole
+            );
+        }
+        assert_eq!(EventsView::with_legal_moves("{\"t\":\"pong\"}", &[]), None);
     }
 
     #[test]

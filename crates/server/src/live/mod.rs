@@ -36,7 +36,7 @@ pub use lifecycle::{ExpiryReport, expire_stale};
 pub use lobby::{Lobby, LobbyFrame};
 pub use messages::{
     AbsenceView, Action, Actions, ChallengeView, ClientMessage, ClocksView, EventsView,
-    GameStatusView, GameView, LiveGame, LobbyMessage, PlayedView, PlayerInfo, Refusal,
+    GameStatusView, GameView, LiveGame, LobbyMessage, PlayedList, PlayedView, PlayerInfo, Refusal,
     ServerMessage, SocketError,
 };
 
@@ -524,7 +524,7 @@ pub async fn stored_view(
         you,
         0,
         actions,
-        Timestamp::now(),
+        PlayedList::of(session.as_ref().map_or(&[], |s| s.moves())),
     );
     // An imported game has no seats: its players are the names its record gives.
     let seatless = |seat: &SeatRecord| seat.player().is_none();

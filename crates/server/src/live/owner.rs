@@ -12,7 +12,7 @@ use super::feed::{Feed, Frame, Snapshot, to_text};
 use super::lifecycle::{self, Presence, Retry};
 use super::messages::{
     Action, Actions, ClientMessage, ClocksView, EventsView, GameStatusView, GameView, LiveGame,
-    PlayedView, PlayerInfo, Refusal, ServerMessage, SocketError,
+    PlayedList, PlayerInfo, Refusal, ServerMessage, SocketError,
 };
 use super::{Command, Ident, millis, new_session, session_json, start_board};
 use crate::state::AppState;
@@ -145,11 +145,6 @@ pub(crate) fn actions_of(
                 }
             }
             Status::Finished { .. } => {
-                // Against the AI a move may be taken back after the end too (the game
-                // then goes on).
-                if session.options().takebacks == Takebacks::Immediate && has_moved {
-                    list.push(Action::Takeback);
-                }
                 if rematch.is_some_and(|asked| !asked[side.index()]) {
                     list.push(Action::Rematch);
                 }
@@ -168,21 +163,11 @@ pub(crate) fn view_of(
     you: Option<Player>,
     watchers: usize,
     actions: Actions,
-    now: Timestamp,
+    moves: PlayedList,
 ) -> GameView {
+    let now = Timestamp::now();
     let (start, start_board) = start_board(record);
     let board = session.map_or_else(|| BoardView::of(&start), |s| BoardView::of(s.game()));
-    let moves = session.map_or_else(Vec::new, |s| {
-        s.moves()
-            .iter()
-            .enumerate()
-            .map(|(i, m)| PlayedView {
-                ply: i + 1,
-                player: m.player,
-                info: m.info.clone(),
-            })
-            .collect()
-    });
     GameView {
         id: record.id.clone(),
         kind: record.kind,
@@ -220,18 +205,12 @@ pub(crate) fn snapshot_of(
     ratings: &Ratings,
     watchers: usize,
     rematch: Option<[bool; 2]>,
+    moves: PlayedList,
+    legal: Option<Vec<games::MoveInfo>>,
 ) -> Snapshot {
     let actions = actions_of(record, session, rematch);
-    let view = view_of(
-        record,
-        session,
-        ratings,
-        None,
-        watchers,
-        actions,
-        Timestamp::now(),
-    );
-    let legal = session.map_or_else(Vec::new, Session::legal_moves);
+    let view = view_of(record, session, ratings, None, watchers, actions, moves);
+    let legal = legal.unwrap_or_else(|| session.map_or_else(Vec::new, Session::legal_moves));
     let clocks = session
         .filter(|s| s.options().control.is_timed())
         .map(|s| *s.clocks());
@@ -261,6 +240,8 @@ pub(crate) struct Owner {
     state: AppState,
     record: GameRecord,
     session: Option<Session>,
+    /// The session's moves as clients get them, kept up to date move by move.
+    played: PlayedList,
     ratings: Ratings,
     commands: mpsc::Sender<Command>,
     feed: Arc<Feed>,
@@ -291,11 +272,21 @@ impl Owner {
         ratings: Ratings,
         commands: mpsc::Sender<Command>,
     ) -> Owner {
-        let snapshot = snapshot_of(&record, session.as_ref(), &ratings, 0, Some([false; 2]));
+        let played = PlayedList::of(session.as_ref().map_or(&[], |s| s.moves()));
+        let snapshot = snapshot_of(
+            &record,
+            session.as_ref(),
+            &ratings,
+            0,
+            Some([false; 2]),
+            played.clone(),
+            None,
+        );
         Owner {
             state,
             record,
             session,
+            played,
             ratings,
             commands,
             feed: Arc::new(Feed::new(snapshot)),
@@ -474,12 +465,20 @@ impl Owner {
 
     /// The whole game now, for sockets that connect or fall behind.
     fn snapshot(&self) -> Snapshot {
+        self.snapshot_with(None)
+    }
+
+    /// [`Owner::snapshot`], given the legal moves of the side to move when they are at
+    /// hand.
+    fn snapshot_with(&self, legal: Option<Vec<games::MoveInfo>>) -> Snapshot {
         let mut snapshot = snapshot_of(
             &self.record,
             self.session.as_ref(),
             &self.ratings,
             self.watchers,
             self.rematch_state(),
+            self.played.clone(),
+            legal,
         );
         snapshot.view.absent = self.absent(Timestamp::now());
         snapshot
@@ -554,7 +553,7 @@ impl Owner {
             self.feed.reset(self.snapshot());
             return;
         };
-        let legal = session.legal_moves();
+        let mut legal = session.legal_moves();
         let mut message = ServerMessage::Events(Box::new(EventsView {
             from_rev: before,
             rev: session.revision(),
@@ -572,10 +571,22 @@ impl Owner {
         let mover = if legal.is_empty() {
             None
         } else {
-            if let ServerMessage::Events(view) = &mut message {
-                view.legal_moves = legal;
-            }
-            Some((session.to_move(), to_text(&message)))
+            // The public text with the moves put in (the same as serialising the
+            // message with them, without writing the board out again).
+            let text = match EventsView::with_legal_moves(&public, &legal) {
+                Some(text) => Arc::from(text),
+                None => {
+                    if let ServerMessage::Events(view) = &mut message {
+                        view.legal_moves = std::mem::take(&mut legal);
+                    }
+                    let text = to_text(&message);
+                    if let ServerMessage::Events(view) = &mut message {
+                        legal = std::mem::take(&mut view.legal_moves);
+                    }
+                    text
+                }
+            };
+            Some((session.to_move(), text))
         };
         let frame = Frame {
             from: before,
@@ -583,7 +594,7 @@ impl Owner {
             public,
             mover,
         };
-        self.feed.change(frame, self.snapshot());
+        self.feed.change(frame, self.snapshot_with(Some(legal)));
     }
 
     async fn act(
@@ -594,7 +605,7 @@ impl Owner {
         if message == ClientMessage::Rematch {
             return self.ask_rematch(player).await;
         }
-        let Some(session) = &self.session else {
+        let Some(mut next) = self.session.take() else {
             if message == ClientMessage::Abort {
                 return self.abort_waiting().await.map(|()| None);
             }
@@ -603,8 +614,16 @@ impl Owner {
                 "the game has not started: a seat is still open",
             ));
         };
-        let before = session.revision();
-        let mut next = session.clone();
+        let before = next.revision();
+        let old_moves = next.moves().len();
+        // What to put back if the change cannot be stored: a mark (a few numbers) for
+        // the changes that add to the game, a copy for those that take moves back.
+        let backup = match message {
+            ClientMessage::Takeback | ClientMessage::TakebackAccept => {
+                Backup::Copy(Box::new(next.clone()))
+            }
+            _ => Backup::Mark(next.checkpoint()),
+        };
         let now = Timestamp::now();
         let offers_draw = message == ClientMessage::DrawOffer;
         let done = match message {
@@ -630,6 +649,11 @@ impl Owner {
                 .map(drop)
                 .map_err(Refusal::from),
             ClientMessage::DrawDecline => next.decline_draw(player, now).map_err(Refusal::from),
+            // A finished game is stored as finished (the session would let a move be
+            // taken back from the AI after the end): over is over.
+            ClientMessage::Takeback if !next.is_ongoing() => {
+                Err(Refusal::new(SocketError::GameOver, "the game is over"))
+            }
             ClientMessage::Takeback => next
                 .request_takeback(player, now)
                 .map(drop)
@@ -650,14 +674,17 @@ impl Owner {
         };
         // A refused action may still have ended the game on time (the clock is checked
         // first): that change is stored and sent like any other.
-        if next.revision() != before
-            && let Err(error) = self.commit(next, before).await
-        {
+        if next.revision() == before {
+            self.session = Some(next);
+        } else if let Err(error) = self.store_change(&next, old_moves).await {
             tracing::error!(game = %self.record.id, %error, "storing a change");
+            self.session = Some(backup.restore(next));
             return Err(Refusal::new(
                 SocketError::Internal,
                 "the server could not store that; nothing changed",
             ));
+        } else {
+            self.adopt(next, before);
         }
         if offers_draw && done.is_ok() {
             self.ai_answers_draw().await;
@@ -692,33 +719,48 @@ impl Owner {
     /// Stores `next` (the session after a change from revision `before`), then makes it
     /// the game's session and tells the sockets.
     async fn commit(&mut self, next: Session, before: u64) -> Result<(), StoreError> {
+        let old_moves = self.session.as_ref().map_or(0, |s| s.moves().len());
+        self.store_change(&next, old_moves).await?;
+        self.adopt(next, before);
+        Ok(())
+    }
+
+    /// Stores `next`, the session after a change from one of `old_moves` moves: the
+    /// move's row when the change is one move, else the whole session; and how the game
+    /// ended if it did.
+    async fn store_change(&mut self, next: &Session, old_moves: usize) -> Result<(), StoreError> {
         let now = now_ms();
-        let old = self.session.as_ref().map_or(0, |s| s.moves().len());
         let new = next.moves().len();
         let store = &self.state.store;
         let id = &self.record.id;
-        if new == old + 1
-            && let Some(row) = super::stored::last_move_row(&next)
+        if new == old_moves + 1
+            && let Some(row) = super::stored::last_move_row(next)
         {
             // The move's row; the whole session only when a snapshot is due.
-            store.append_move(id, &row, || session_json(&next)).await?;
+            store.append_move(id, &row, || session_json(next)).await?;
             self.state.metrics.move_played();
-        } else if new < old {
+        } else if new < old_moves {
             let keep = u32::try_from(new).unwrap_or(u32::MAX);
-            store.take_back(id, keep, &session_json(&next), now).await?;
+            store.take_back(id, keep, &session_json(next), now).await?;
         } else {
             store
-                .save_session_state(id, &session_json(&next), now)
+                .save_session_state(id, &session_json(next), now)
                 .await?;
         }
         if !next.is_ongoing() {
-            self.store_ending(&next).await?;
+            self.store_ending(next).await?;
         }
+        Ok(())
+    }
+
+    /// Makes `next` (stored) the game's session and tells the sockets, the lobby and
+    /// the AI.
+    fn adopt(&mut self, next: Session, before: u64) {
+        self.played.sync(next.moves());
         self.session = Some(next);
         self.publish_change(before);
         self.refresh_summary();
         self.maybe_ai();
-        Ok(())
     }
 
     /// Stores how `session` ended (with the rating changes of a rated game).
@@ -864,6 +906,7 @@ impl Owner {
             .map_err(|e| internal(&e))?;
         self.ratings = ratings_of(&self.state, &record).await;
         self.record = record;
+        self.played = PlayedList::of(session.moves());
         self.session = Some(session);
         self.feed.reset(self.snapshot());
         self.refresh_summary();
@@ -975,6 +1018,27 @@ impl Owner {
                 created_at: self.record.created_at,
             }),
             _ => lobby.game_removed(&self.record.id),
+        }
+    }
+}
+
+/// What puts a session back when a change to it cannot be stored.
+enum Backup {
+    /// A mark: the change only added to the game.
+    Mark(session::Checkpoint),
+    /// A copy: the change may take moves back.
+    Copy(Box<Session>),
+}
+
+impl Backup {
+    /// The session as it was before the change made to `changed`.
+    fn restore(self, mut changed: Session) -> Session {
+        match self {
+            Backup::Mark(mark) if changed.restore(&mark) => changed,
+            // A mark cannot undo a takeback; only copies are kept for those, so this is
+            // not reached, but the changed session is the one left then.
+            Backup::Mark(_) => changed,
+            Backup::Copy(copy) => *copy,
         }
     }
 }

@@ -65,6 +65,46 @@ pub struct ImportedGame {
     pub played_at: Option<i64>,
 }
 
+impl ImportedGame {
+    /// What makes two imports the same game: a digest (SHA-256, hex) of the game, its
+    /// start, its moves, its result, the names and the date the record gives.
+    #[must_use]
+    pub fn key(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        let mut field = |text: &str| {
+            // Length-prefixed, so that no two lists of fields give the same bytes.
+            hash.update((text.len() as u64).to_le_bytes());
+            hash.update(text.as_bytes());
+        };
+        field(self.kind.as_str());
+        field(&self.start_position);
+        field(&self.moves.len().to_string());
+        for mv in &self.moves {
+            field(mv);
+        }
+        field(result_str(self.outcome.winner));
+        field(self.outcome.reason.as_str());
+        for name in &self.names {
+            field(name.as_deref().unwrap_or("\u{0}none"));
+        }
+        field(&self.played_at.map_or_else(String::new, |at| at.to_string()));
+        hash.finalize()
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    }
+}
+
+/// What an import did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Import {
+    /// The stored game.
+    pub game: GameRecord,
+    /// False when the same record had been imported before: `game` is that import.
+    pub new: bool,
+}
+
 /// A value bound to a query parameter.
 enum Bind {
     Text(String),
@@ -218,22 +258,25 @@ impl Store {
     ///
     /// # Errors
     /// On a database failure.
-    pub async fn import_game(
-        &self,
-        game: &ImportedGame,
-        now: i64,
-    ) -> Result<GameRecord, StoreError> {
+    pub async fn import_game(&self, game: &ImportedGame, now: i64) -> Result<Import, StoreError> {
         let plies = i64::try_from(game.moves.len())
             .map_err(|_| StoreError::Conflict("too many moves".into()))?;
+        let key = game.key();
         for _ in 0..8 {
+            if let Some(stored) = self.imported_as(&key).await? {
+                return Ok(Import {
+                    game: stored,
+                    new: false,
+                });
+            }
             let id = random_id(8);
             let mut tx = self.pool.begin().await?;
             let inserted = sqlx::query(
                 "INSERT INTO games (id, kind, time_control, rated, status, result, reason, \
                  start_position, session_state, ply_count, created_at, updated_at, \
-                 finished_at, imported, first_name, second_name) \
+                 finished_at, imported, first_name, second_name, import_key) \
                  VALUES ($1, $2, 'untimed', 0, 'finished', $3, $4, $5, $10, $6, $11, $7, $11, \
-                 1, $8, $9)",
+                 1, $8, $9, $12)",
             )
             .bind(&id)
             .bind(game.kind.as_str())
@@ -246,11 +289,13 @@ impl Store {
             .bind(game.names[1].as_deref())
             .bind(&game.session_state)
             .bind(game.played_at.unwrap_or(now))
+            .bind(&key)
             .execute(&mut *tx)
             .await;
             match inserted {
                 Ok(_) => {}
-                // An id clash is retried with another id.
+                // An id clash is retried with another id; the same record imported at
+                // the same moment is found by its key on the next turn.
                 Err(e) if is_unique_violation(&e) => continue,
                 Err(e) => return Err(e.into()),
             }
@@ -267,8 +312,24 @@ impl Store {
                 .await?;
             }
             tx.commit().await?;
-            return self.game(&id).await?.ok_or(StoreError::NotFound("game"));
+            let stored = self.game(&id).await?.ok_or(StoreError::NotFound("game"))?;
+            return Ok(Import {
+                game: stored,
+                new: true,
+            });
         }
         Err(StoreError::Conflict("no free game id".into()))
+    }
+
+    /// The game an earlier import of the record with `key` stored, if any.
+    async fn imported_as(&self, key: &str) -> Result<Option<GameRecord>, StoreError> {
+        let id: Option<String> = sqlx::query_scalar("SELECT id FROM games WHERE import_key = $1")
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        match id {
+            Some(id) => self.game(&id).await,
+            None => Ok(None),
+        }
     }
 }

@@ -40,7 +40,7 @@ pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};
 pub use reviews::StoredReview;
 pub use users::{Guest, User};
 
-use crate::config::{Backend, DatabaseUrl};
+use crate::config::{Backend, DatabaseUrl, SqliteSync};
 
 /// The migrations, in order: (version, description, SQL). Embedded in the binary.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
@@ -65,6 +65,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/0004_move_log.sql"),
     ),
     (5, "play", include_str!("../../migrations/0005_play.sql")),
+    (
+        6,
+        "import key",
+        include_str!("../../migrations/0006_import_key.sql"),
+    ),
 ];
 
 /// Why a storage operation failed.
@@ -112,6 +117,18 @@ impl Store {
     /// # Errors
     /// When the database cannot be reached or migrated.
     pub async fn open(url: &DatabaseUrl, max_connections: u32) -> Result<Store, StoreError> {
+        Store::open_with(url, max_connections, SqliteSync::default()).await
+    }
+
+    /// [`Store::open`], saying when a SQLite write counts as stored.
+    ///
+    /// # Errors
+    /// When the database cannot be reached or migrated.
+    pub async fn open_with(
+        url: &DatabaseUrl,
+        max_connections: u32,
+        sync: SqliteSync,
+    ) -> Result<Store, StoreError> {
         // Idempotent: sqlx guards it with its own `Once`.
         sqlx::any::install_default_drivers();
         let backend = url.backend();
@@ -121,6 +138,16 @@ impl Store {
         };
         let pool = AnyPoolOptions::new()
             .max_connections(connections)
+            .after_connect(move |connection, _| {
+                Box::pin(async move {
+                    // Per connection: each new one is told again.
+                    if backend == Backend::Sqlite {
+                        let pragma = format!("PRAGMA synchronous = {}", sync.pragma());
+                        sqlx::query(&pragma).execute(connection).await?;
+                    }
+                    Ok(())
+                })
+            })
             .acquire_timeout(Duration::from_secs(10))
             .connect(url.connection_string())
             .await
@@ -255,4 +282,28 @@ fn parse_optional_column<T: FromStr>(row: &AnyRow, index: usize) -> Result<Optio
             .map_err(|_| StoreError::Corrupt(format!("column {index}: `{text}`")))
     })
     .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--sqlite-sync` reaches SQLite, on every connection the pool makes.
+    #[tokio::test]
+    async fn the_sqlite_sync_setting_is_applied() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        let url: DatabaseUrl = path.to_str().unwrap().parse().unwrap();
+        for (sync, expected) in [(SqliteSync::Full, 2_i64), (SqliteSync::Normal, 1)] {
+            let store = Store::open_with(&url, 1, sync).await.unwrap();
+            let level: i64 = sqlx::query_scalar("PRAGMA synchronous")
+                .fetch_one(&store.pool)
+                .await
+                .unwrap();
+            assert_eq!(level, expected, "{sync:?}");
+            store.close().await;
+        }
+        assert_eq!("Normal".parse(), Ok(SqliteSync::Normal));
+        assert!("fast".parse::<SqliteSync>().is_err());
+    }
 }
