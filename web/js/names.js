@@ -52,16 +52,50 @@ export function sideName(kind, side) {
 }
 
 /**
- * The words for a game's end: who won (or a draw) and why.
+ * Who ended a game outside the rules, by reason, then by game family and side: the side
+ * that resigned, whose flag fell, or that left and was claimed against.
+ * @type {Record<string, {tafl: Record<Side, string>, camelot: Record<Side, string>}>}
+ */
+const ENDED_BY_KEYS = {
+  resignation: {
+    tafl: { first: 'result.resigned_attackers', second: 'result.resigned_defenders' },
+    camelot: { first: 'result.resigned_white', second: 'result.resigned_black' },
+  },
+  timeout: {
+    tafl: { first: 'result.flag_attackers', second: 'result.flag_defenders' },
+    camelot: { first: 'result.flag_white', second: 'result.flag_black' },
+  },
+  abandonment: {
+    tafl: { first: 'result.left_attackers', second: 'result.left_defenders' },
+    camelot: { first: 'result.left_white', second: 'result.left_black' },
+  },
+};
+
+/**
+ * Why a game ended, in words: who resigned, whose flag fell or who left when the server
+ * says (`endedBy`), else the reason alone.
+ * @param {GameKind} kind
+ * @param {EndReason} reason
+ * @param {Side | null | undefined} endedBy
+ */
+export function reasonWords(kind, reason, endedBy) {
+  const by = ENDED_BY_KEYS[reason];
+  if (by && endedBy) return t(by[kind === 'camelot' ? 'camelot' : 'tafl'][endedBy]);
+  return t(REASON_KEYS[reason] ?? reason);
+}
+
+/**
+ * The words for a game's end: who won (or a draw) and why (and who did it).
  * @param {GameKind} kind
  * @param {import('./types.js').GameResult} result
+ * @param {Side | null} [endedBy] who resigned, whose flag fell, or who left
  */
-export function resultWords(kind, result) {
+export function resultWords(kind, result, endedBy) {
   const camelot = kind === 'camelot';
   /** @type {Record<Side, string>} */
   const wins = camelot
     ? { first: 'result.white_wins', second: 'result.black_wins' }
     : { first: 'result.attackers_win', second: 'result.defenders_win' };
   const headline = result.winner ? t(wins[result.winner]) : t('result.draw');
-  return { headline, reason: t(REASON_KEYS[result.reason] ?? result.reason) };
+  return { headline, reason: reasonWords(kind, result.reason, endedBy) };
 }

@@ -81,6 +81,10 @@
  * @property {number} rev
  * @property {GameStatus} status
  * @property {GameResult | null} result
+ * @property {Side | null} [ended_by] who resigned, whose flag fell, or who left (and was
+ *   claimed against)
+ * @property {number} [played_at] when it was made; for an imported game, the day its
+ *   record gives (ms since the Unix epoch)
  * @property {PlayerInfo[]} players
  * @property {Side | null} you
  * @property {string} time_control
@@ -154,7 +158,7 @@
  *   {type: "aborted", by: Side, reason?: "asked" | "no_first_move" | "abandoned"} |
  *   {type: "resumed", paused_ms: number, clocks: unknown} |
  *   {type: "taken_back", by: Side, plies: number, clocks: unknown} |
- *   {type: "ended", outcome: GameResult, clocks: unknown})} GameEvent
+ *   {type: "ended", outcome: GameResult, by?: Side, clocks: unknown})} GameEvent
  */
 
 /**
@@ -214,6 +218,7 @@ export {};
  * @property {string} status
  * @property {"first" | "second" | "draw" | null} result
  * @property {EndReason | null} reason
+ * @property {Side | null} [ended_by] who resigned, whose flag fell, or who left
  * @property {number} plies
  * @property {number} created_at
  * @property {number | null} finished_at

@@ -99,6 +99,7 @@ const ERROR_KEYS = {
   not_your_turn: 'error.not_your_turn',
   illegal_move: 'error.illegal_move',
   game_over: 'error.game_over',
+  game_in_progress: 'error.game_in_progress',
   internal: 'error.internal',
 };
 

@@ -1,5 +1,5 @@
 // A finished (or any) game to step through: board, moves, arrow keys, export.
-import { h } from './ui.js';
+import { h, formatDate } from './ui.js';
 import { t } from './i18n.js';
 import { api } from './api.js';
 import { Board } from './board.js';
@@ -32,23 +32,27 @@ export function gameViewer(game) {
   show();
   const names = ['first', 'second'].map((side) => {
     const p = game.players.find((x) => x.side === side);
-    const who = p ? (p.ai ? t('common.ai_level', { level: p.ai }) : p.name) : '?';
+    const who = p && p.ai ? t('common.ai_level', { level: p.ai }) : p?.name || '?';
     return `${who} (${sideName(game.kind, /** @type {import('./types.js').Side} */ (side))})`;
   });
-  const result = game.result ? resultWords(game.kind, game.result) : null;
+  const result = game.result ? resultWords(game.kind, game.result, game.ended_by) : null;
   const el = h('div', { class: 'play viewer', dataset: { game: game.id } },
     h('div', { class: 'play__board', dataset: { kind: game.kind } }, boardEl),
     h('aside', { class: 'play__side' },
       h('div', { class: 'card stack' },
         h('h2', null, gameName(game.kind)),
-        h('p', { class: 'small' }, names.join(' – ')),
+        h('p', { class: 'small', id: 'viewer-players' }, names.join(' – ')),
+        game.played_at ? h('p', { class: 'muted small', id: 'viewer-date' }, formatDate(game.played_at)) : null,
         result ? h('div', { class: 'result-banner' }, h('strong', null, result.headline), h('span', null, result.reason)) : null,
         game.start_board ? null : h('p', { class: 'muted small' }, t('archive.final_only'))),
       list.el,
       h('p', { class: 'muted small' }, t('archive.keys_hint')),
       h('div', { class: 'btn-row' },
         h('a', { class: 'btn btn--small', href: api.recordUrl(game.id), download: '' }, t('play.download')),
-        h('a', { class: 'btn btn--small', href: `/analysis?game=${encodeURIComponent(game.id)}` }, t('play.analyse')),
+        // The engine is kept out of a game until it ends.
+        game.status === 'finished' || game.status === 'aborted'
+          ? h('a', { class: 'btn btn--small', href: `/analysis?game=${encodeURIComponent(game.id)}` }, t('play.analyse'))
+          : null,
         h('a', { class: 'btn btn--small', href: `/game/${encodeURIComponent(game.id)}` }, t('archive.open')))));
   return {
     el,

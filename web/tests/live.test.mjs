@@ -335,3 +335,108 @@ test('the analysis page shows the engine evaluation', { skip, timeout: 60000 }, 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a game in progress: no engine until it ends, watchers other than oneself, and who resigned in three languages', { skip, timeout: 150000 }, async () => {
+  const a = await player();
+  const b = await player();
+  const path = await create(a.page, { mode: 'friend', kind: 'fetlar', side: 'first', tc: 'untimed' });
+  const id = path.split('/').pop();
+  await go(b.page, path);
+  await b.page.click('#join');
+  await a.page.waitForSelector('.kt-board[data-interactive="true"]');
+  // Each player sees one watcher: the other, not themselves.
+  for (const p of [a.page, b.page]) {
+    await p.waitForFunction(() => document.querySelector('.watchers')?.textContent === '1 watching', undefined, { timeout: 10000 });
+  }
+  // The game page offers no analysis while it is played; the analysis page says why.
+  assert.equal(await a.page.locator('a[href^="/analysis?game="]').count(), 0);
+  for (let ply = 1; ply <= 6; ply++) {
+    await playAny(ply % 2 === 1 ? a.page : b.page);
+    for (const p of [a.page, b.page]) await waitPlies(p, ply);
+  }
+  const c = await player(PHONE);
+  await go(c.page, `/analysis?game=${id}`);
+  await c.page.waitForSelector('#analysis-refused');
+  assert.match(await c.page.locator('#analysis-refused').textContent() ?? '', /still being played/);
+  // Its position typed in is refused by the server too.
+  const position = await c.page.evaluate(async (g) => (await (await fetch(`/api/archive/${g}`)).json()).position, id);
+  await go(c.page, '/analysis?kind=fetlar');
+  await c.page.fill('#a-position', position);
+  await c.page.click('details form button[type="submit"]');
+  await c.page.waitForSelector('.kt-piece');
+  await c.page.click('#engine-toggle');
+  await c.page.waitForSelector('.notice--error:has-text("still being played")', { timeout: 10000 });
+  await shot(c.page, 'live-analysis-refused-phone');
+  // The defenders resign: now the game may be analysed, and the result says who resigned.
+  await b.page.click('[data-action="resign"]');
+  await confirm(b.page);
+  await a.page.waitForSelector('.result-banner');
+  assert.match(await a.page.locator('.result-banner').textContent() ?? '', /The attackers win.*The defenders resigned\./);
+  await a.page.waitForSelector('a[href^="/analysis?game="]');
+  await go(c.page, `/analysis?game=${id}`);
+  await c.page.waitForSelector('.moves__move[data-ply]');
+  assert.equal(await c.page.locator('#analysis-refused').count(), 0);
+  // In the archive's list, and in French and Italian.
+  await go(c.page, '/archive');
+  await c.page.waitForSelector('[data-reason="resignation"]');
+  assert.match(await c.page.locator('[data-reason="resignation"]').first().textContent() ?? '', /The defenders resigned\./);
+  /** @type {Array<[string, RegExp]>} */
+  const languages = [['fr-FR', /Les défenseurs ont abandonné\./], ['it-IT', /I difensori hanno abbandonato\./]];
+  for (const [locale, words] of languages) {
+    const b2 = /** @type {import('playwright-core').Browser} */ (browser);
+    const context = await b2.newContext({ viewport: DESKTOP, locale });
+    const page = await context.newPage();
+    await go(page, path);
+    await page.waitForSelector('.result-banner');
+    assert.match(await page.locator('.result-banner').textContent() ?? '', words);
+    await context.close();
+  }
+  for (const p of [a, b, c]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
+
+test('the AI answers a draw offer at once', { skip, timeout: 120000 }, async () => {
+  const { context, page, errors } = await player();
+  await create(page, { mode: 'ai', kind: 'copenhagen', side: 'first', tc: 'untimed', level: 1 });
+  await playAny(page);
+  await waitPlies(page, 2);
+  await page.click('[data-action="draw_offer"]');
+  await confirm(page);
+  // Declined (the AI stands no worse at the start), in words, at once; it may be offered again.
+  await page.waitForSelector('.toast:has-text("declined")', { timeout: 5000 });
+  await page.waitForSelector('[data-action="draw_offer"]', { timeout: 5000 });
+  assert.equal(await page.locator('text=Waiting for an answer').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a finished game\'s review is numbered as the move list numbers moves, and is the same when asked again', { skip, timeout: 150000 }, async () => {
+  const { context, page, errors } = await player();
+  const path = await create(page, { mode: 'ai', kind: 'copenhagen', side: 'first', tc: 'untimed', level: 1 });
+  await playAny(page);
+  await waitPlies(page, 2);
+  await playAny(page);
+  await waitPlies(page, 4);
+  await page.click('[data-action="resign"]');
+  await confirm(page);
+  await page.waitForSelector('.result-banner');
+  const review = async () => {
+    await go(page, `/analysis?game=${path.split('/').pop()}`);
+    await page.click('#review-start');
+    await page.waitForSelector('#review[data-done="true"] .chart title', { state: 'attached', timeout: 60000 });
+    return page.$$eval('.chart title', (els) => els.map((e) => e.textContent ?? ''));
+  };
+  const titles = await review();
+  // Plies 1-4 are moves 1, 1…, 2, 2…: the attackers' moves, then the defenders'.
+  assert.match(titles[0], /^1\. \S/);
+  assert.match(titles[1], /^1… \S/);
+  assert.match(titles[2], /^2\. \S/);
+  assert.match(titles[3], /^2… \S/);
+  await shot(page, 'live-review-desktop');
+  // Asked again (another visit), the stored review comes back the same.
+  assert.deepEqual(await review(), titles);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -276,3 +276,37 @@ test('on a phone the archive and the lobby fit the screen: rows become cards wit
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('an imported game shows its record\'s players and date in the viewer and on its game page', { skip }, async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { ROOT } = await import('./support.mjs');
+  const record = await readFile(join(ROOT, 'crates', 'tafl', 'tests', 'data', 'millar_vs_schachus_2015.otg'), 'utf8');
+  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const context = await b.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const errors = watch(page);
+  await go(page, '/');
+  const id = await page.evaluate(async (rec) => {
+    const reply = await fetch('/api/import', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'copenhagen', record: rec }),
+    });
+    return (await reply.json()).id;
+  }, record);
+  // The archive's viewer: the players as the record names them, on the record's day.
+  await go(page, `/archive?game=${id}`);
+  await page.waitForSelector('#viewer .kt-board');
+  assert.equal(await page.locator('#viewer-players').textContent(), 'Tim Millar (Attackers) – Schachus (Defenders)');
+  assert.match(await page.locator('#viewer-date').textContent() ?? '', /2015/);
+  // The game page: both bars name them, and the date is the record's.
+  await go(page, `/game/${id}`);
+  await page.waitForSelector('.player-bar__name');
+  const names = await page.$$eval('.player-bar__name', (els) => els.map((e) => e.textContent));
+  assert.deepEqual([...names].sort(), ['Schachus', 'Tim Millar']);
+  assert.match(await page.locator('#game-facts').textContent() ?? '', /2015/);
+  assert.match(await page.locator('.result-banner').textContent() ?? '', /The defenders win.*The attackers resigned\./);
+  assert.match(await page.title(), /Tim Millar – Schachus/);
+  await shot(page, 'server-imported-game-desktop');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -271,7 +271,7 @@ async fn archive_filters_and_pages(db: Database) {
             "first": {"type": "user", "name": "bob"},
             "second": {"type": "guest", "name": stored.guest_name},
             "time_control": "untimed", "rated": false, "status": "finished",
-            "result": "second", "reason": "timeout", "plies": 22,
+            "result": "second", "reason": "timeout", "ended_by": "first", "plies": 22,
             "created_at": T0 + 19_000, "finished_at": T0 + 20_000, "imported": false
         })
     );

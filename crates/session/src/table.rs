@@ -103,6 +103,10 @@ pub enum Ending {
     Outcome {
         /// The result and its reason.
         outcome: Outcome,
+        /// Who brought it about: the player who resigned, whose flag fell, or who left
+        /// and was claimed against (`None` for an agreement, a ruling, or a record).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<Player>,
     },
     /// Called off.
     Aborted {
@@ -201,6 +205,10 @@ pub enum EventKind {
     Ended {
         /// The result.
         outcome: Outcome,
+        /// The player who resigned, whose flag fell, or who left and was claimed against
+        /// (absent for an agreement or a ruling).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<Player>,
         /// The clocks, stopped.
         clocks: Clocks,
     },
@@ -348,7 +356,7 @@ impl Session {
         };
         let ending = ending
             .filter(|_| game.outcome().is_none())
-            .map(|outcome| Ending::Outcome { outcome });
+            .map(|outcome| Ending::Outcome { outcome, by: None });
         if game.outcome().is_none() && ending.is_none() {
             clocks.start(game.to_move(), now);
         }
@@ -398,7 +406,7 @@ impl Session {
     pub fn status(&self) -> Status {
         match self.ending {
             Some(Ending::Aborted { by, reason }) => Status::Aborted { by, reason },
-            Some(Ending::Outcome { outcome }) => Status::Finished { outcome },
+            Some(Ending::Outcome { outcome, .. }) => Status::Finished { outcome },
             None => match self.game.outcome() {
                 Some(outcome) => Status::Finished { outcome },
                 None => Status::Ongoing,
@@ -411,6 +419,17 @@ impl Session {
     pub fn outcome(&self) -> Option<Outcome> {
         match self.status() {
             Status::Finished { outcome } => Some(outcome),
+            _ => None,
+        }
+    }
+
+    /// Who ended the game outside the rules: the player who resigned, whose flag fell,
+    /// or who left and was claimed against; `None` otherwise (the rules ended it, an
+    /// agreement, a ruling, a game still going).
+    #[must_use]
+    pub fn ended_by(&self) -> Option<Player> {
+        match self.ending {
+            Some(Ending::Outcome { by, .. }) => by,
             _ => None,
         }
     }
@@ -570,7 +589,7 @@ impl Session {
         }
         let loser = self.clocks.flagged(now)?;
         let outcome = timeout_outcome(&self.game, loser);
-        self.end(outcome, now);
+        self.end(outcome, Some(loser), now);
         Some(outcome)
     }
 
@@ -646,13 +665,21 @@ impl Session {
         Some(paused)
     }
 
-    fn end(&mut self, outcome: Outcome, now: Timestamp) {
+    /// Ends the game with `outcome`, brought about by `by` (see [`Session::ended_by`]).
+    fn end(&mut self, outcome: Outcome, by: Option<Player>, now: Timestamp) {
         self.clocks.stop(now);
-        self.ending = Some(Ending::Outcome { outcome });
+        self.ending = Some(Ending::Outcome { outcome, by });
         self.draw_offer = None;
         self.takeback_request = None;
         let clocks = self.clocks;
-        self.log(now, EventKind::Ended { outcome, clocks });
+        self.log(
+            now,
+            EventKind::Ended {
+                outcome,
+                by,
+                clocks,
+            },
+        );
     }
 
     fn log(&mut self, at: Timestamp, kind: EventKind) {
@@ -851,7 +878,7 @@ impl Session {
     pub fn resign(&mut self, player: Player, now: Timestamp) -> Result<Outcome, Error> {
         self.check_ongoing(now)?;
         let outcome = Outcome::loss(player, EndReason::Resignation);
-        self.end(outcome, now);
+        self.end(outcome, Some(player), now);
         Ok(outcome)
     }
 
@@ -860,7 +887,7 @@ impl Session {
     /// the rules of play (an illegal move from an engine, a program that failed).
     pub fn adjudicate(&mut self, outcome: Outcome, now: Timestamp) -> Result<Outcome, Error> {
         self.check_ongoing(now)?;
-        self.end(outcome, now);
+        self.end(outcome, None, now);
         Ok(outcome)
     }
 
@@ -886,7 +913,7 @@ impl Session {
             return Err(Error::NoDrawOffer);
         }
         let outcome = Outcome::draw(EndReason::Agreement);
-        self.end(outcome, now);
+        self.end(outcome, None, now);
         Ok(outcome)
     }
 
@@ -929,21 +956,21 @@ impl Session {
         } else {
             Outcome::draw(EndReason::Abandonment)
         };
-        self.claim(outcome, now)
+        self.claim(outcome, player.other(), now)
     }
 
     /// `player` claims a draw because the opponent has left (as [`Session::claim_victory`]).
     pub fn claim_draw(&mut self, player: Player, now: Timestamp) -> Result<Outcome, Error> {
-        let _ = player;
-        self.claim(Outcome::draw(EndReason::Abandonment), now)
+        self.claim(Outcome::draw(EndReason::Abandonment), player.other(), now)
     }
 
-    fn claim(&mut self, outcome: Outcome, now: Timestamp) -> Result<Outcome, Error> {
+    /// Ends the game with `outcome` against `gone`, who left it.
+    fn claim(&mut self, outcome: Outcome, gone: Player, now: Timestamp) -> Result<Outcome, Error> {
         self.check_ongoing(now)?;
         if self.can_abort() {
             return Err(Error::NothingToClaim);
         }
-        self.end(outcome, now);
+        self.end(outcome, Some(gone), now);
         Ok(outcome)
     }
 

@@ -919,3 +919,50 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_ending_names_who_resigned_whose_flag_fell_or_who_left() {
+    let mut s = from_first_move(GameKind::Copenhagen, "1+0", Takebacks::Never);
+    s.play(FIRST, "d1-d3", at(1)).unwrap();
+    s.play(SECOND, "e5-e2", at(2)).unwrap();
+    assert_eq!(s.ended_by(), None, "still going");
+    // Resignation: the player who resigned.
+    let mut resigned = s.clone();
+    resigned.resign(SECOND, at(3)).unwrap();
+    assert_eq!(resigned.ended_by(), Some(SECOND));
+    assert!(matches!(
+        resigned.events().last().unwrap().kind,
+        EventKind::Ended {
+            by: Some(SECOND),
+            ..
+        }
+    ));
+    // It survives being stored and read back.
+    assert_eq!(round_trip(&resigned).ended_by(), Some(SECOND));
+    // A flag fall: the player whose time ran out (the attackers, to move).
+    let mut flagged = s.clone();
+    assert!(flagged.check_flag(at(200)).is_some());
+    assert_eq!(flagged.ended_by(), Some(FIRST));
+    // A claim, for a win or a draw: the player who left, not the claimer.
+    let mut claimed = s.clone();
+    claimed.claim_victory(FIRST, at(40)).unwrap();
+    assert_eq!(claimed.ended_by(), Some(SECOND));
+    let mut drawn = s.clone();
+    drawn.claim_draw(SECOND, at(40)).unwrap();
+    assert_eq!(drawn.ended_by(), Some(FIRST));
+    // An agreement is nobody's doing.
+    let mut agreed = s.clone();
+    agreed.offer_draw(FIRST, at(3)).unwrap();
+    agreed.accept_draw(SECOND, at(4)).unwrap();
+    assert_eq!(agreed.ended_by(), None);
+    // A session stored before endings named anyone reads as naming no one.
+    let mut old = serde_json::to_value(&resigned).unwrap();
+    assert_eq!(old["ending"]["by"], "second");
+    old["ending"].as_object_mut().unwrap().remove("by");
+    for event in old["events"].as_array_mut().unwrap() {
+        event.as_object_mut().unwrap().remove("by");
+    }
+    let old: Session = serde_json::from_value(old).unwrap();
+    assert_eq!(old.ended_by(), None);
+    assert_eq!(old.outcome(), resigned.outcome());
+}

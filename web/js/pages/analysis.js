@@ -38,6 +38,10 @@ export async function render(main) {
   let shownView = null;
   /** @type {Map<number, ReviewPly>} */
   const review = new Map();
+  /** 1 when the game's first move was the second player's (the move list starts with `1…`) */
+  let firstOffset = 0;
+  /** whether the review has come in whole */
+  let reviewDone = false;
 
   const settings = prefs();
   const boardEl = h('div');
@@ -67,7 +71,7 @@ export async function render(main) {
   const pvEl = h('p', { class: 'pv', id: 'pv' }, '–');
   const engineButton = h('button', { type: 'button', class: 'btn btn--primary', id: 'engine-toggle', 'aria-pressed': 'false', onclick: () => toggleEngine() }, t('analysis.start'));
   const status = h('div', { 'aria-live': 'polite' });
-  const reviewBox = h('div', { class: 'stack' });
+  const reviewBox = h('div', { class: 'stack', id: 'review' });
 
   const kindSelect = h('select', { id: 'a-kind' }, ...GAME_KINDS.map((k) => new Option(gameName(k), k, false, k === kind)));
   const positionInput = h('textarea', { id: 'a-position', rows: 3, spellcheck: false, placeholder: t('analysis.position_placeholder') });
@@ -157,6 +161,7 @@ export async function render(main) {
     ply = 0;
     finishedGame = false;
     review.clear();
+    reviewDone = false;
     drawReview();
     void load();
   });
@@ -185,7 +190,8 @@ export async function render(main) {
         review.set(msg.ply, msg);
         drawReview();
       } else if (msg.t === 'review_done') {
-        drawReview(true);
+        reviewDone = true;
+        drawReview();
       } else if (msg.t === 'error') {
         analysing = false;
         drawEngineButton();
@@ -265,8 +271,28 @@ export async function render(main) {
     drawReview();
   }
 
-  /** @param {boolean} [done] */
-  function drawReview(done = false) {
+  /**
+   * The move number of a ply, as the move list numbers it (a move of each side to a
+   * number; a game whose first move is the second player's starts with theirs).
+   * @param {number} p
+   */
+  function moveNumber(p) {
+    return Math.floor((p - 1 + firstOffset) / 2) + 1;
+  }
+
+  /**
+   * A ply as the move list shows it: `12. d1-d3` for the first player's move, `12… f11-f9`
+   * for the second's.
+   * @param {number} p
+   */
+  function moveLabel(p) {
+    const second = (p - 1 + firstOffset) % 2 === 1;
+    return `${moveNumber(p)}${second ? '…' : '.'} ${line[p - 1] ?? ''}`;
+  }
+
+  function drawReview() {
+    const done = reviewDone;
+    reviewBox.dataset.done = String(done);
     if (!gameId || !finishedGame) {
       reviewBox.replaceChildren();
       return;
@@ -276,7 +302,7 @@ export async function render(main) {
       h('h2', null, t('analysis.review')),
       items.length ? null : h('button', {
         type: 'button', class: 'btn btn--primary', id: 'review-start', onclick: () => {
-          socket.send({ t: 'review', game: gameId, time_ms_per_ply: 300 });
+          socket.send({ t: 'review', game: gameId });
           reviewBox.append(h('p', { class: 'muted small' }, t('analysis.reviewing')));
         },
       }, t('analysis.review_start')));
@@ -287,12 +313,12 @@ export async function render(main) {
     const chart = lineChart({
       points: items.map((r) => ({
         x: r.ply, y: scoreToUnit(r.score), mark: r.class,
-        title: `${r.ply}. ${line[r.ply - 1] ?? ''} ${scoreText(r.score)}${r.class ? ` (${t(r.class === 'blunder' ? 'analysis.blunder' : 'analysis.mistake')})` : ''}`,
+        title: `${moveLabel(r.ply)} ${scoreText(r.score)}${r.class ? ` (${t(r.class === 'blunder' ? 'analysis.blunder' : 'analysis.mistake')})` : ''}`,
       })),
       yMin: -1, yMax: 1, area: true, cursor: ply,
       label: t('analysis.graph_label', { side: sideName(kind, 'first') }),
       yTick: (y) => (y > 0 ? sideName(kind, 'first') : y < 0 ? sideName(kind, 'second') : '='),
-      xTick: (x) => String(x),
+      xTick: (x) => String(moveNumber(x)),
       onSelect: (i) => {
         ply = items[i].ply;
         void load();
@@ -300,8 +326,8 @@ export async function render(main) {
     });
     const flagged = items.filter((r) => r.class);
     const list = h('ul', { class: 'small' }, ...flagged.map((r) => h('li', null,
-      h('button', { type: 'button', class: 'btn btn--small btn--quiet', onclick: () => { ply = r.ply; void load(); } },
-        `${r.ply}. ${line[r.ply - 1] ?? ''}`),
+      h('button', { type: 'button', class: 'btn btn--small btn--quiet review__move', dataset: { ply: String(r.ply) }, onclick: () => { ply = r.ply; void load(); } },
+        moveLabel(r.ply)),
       ` ${t(r.class === 'blunder' ? 'analysis.blunder' : 'analysis.mistake')} · ${t('analysis.better', { move: r.best })}`)));
     const count = (/** @type {string} */ c) => flagged.filter((r) => r.class === c).length;
     reviewBox.replaceChildren(h('div', { class: 'card stack' }, header, chart,
@@ -312,21 +338,30 @@ export async function render(main) {
       flagged.length ? list : null));
   }
 
+  /** @type {HTMLElement | null} why the game asked for is not shown */
+  let refused = null;
   if (gameId) {
     try {
       const game = await api.game(gameId);
       kind = game.kind;
       kindSelect.value = kind;
-      start = game.start_position ?? '';
-      positionInput.value = start;
-      line = game.moves.map((m) => m.text);
-      ply = line.length;
-      finishedGame = game.status === 'finished';
+      if (game.status === 'ongoing' || game.status === 'waiting') {
+        // Kept out of analysis until it ends (the server refuses it too).
+        refused = h('p', { class: 'notice notice--error', id: 'analysis-refused', role: 'alert' }, errorCodeText('game_in_progress'));
+      } else {
+        start = game.start_position ?? '';
+        positionInput.value = start;
+        line = game.moves.map((m) => m.text);
+        firstOffset = game.moves[0]?.player === 'second' ? 1 : 0;
+        ply = line.length;
+        finishedGame = game.status === 'finished';
+      }
     } catch (error) {
       toast(errorText(error));
     }
   }
   await load();
+  if (refused) status.replaceChildren(refused);
   return {
     destroy() {
       socket.close();

@@ -2,7 +2,7 @@
 import { h, errorNotice, setTitle, formatDate, playerLink, timeControlText } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
-import { GAME_KINDS, gameName, REASON_KEYS } from '../names.js';
+import { GAME_KINDS, gameName, reasonWords } from '../names.js';
 import { gameViewer } from '../viewer.js';
 
 /** @typedef {import('../types.js').GameSummary} GameSummary */
@@ -75,7 +75,7 @@ export async function render(main) {
       h('td', null, gameName(g.kind)),
       h('td', null, player(g, 'first'), ' – ', player(g, 'second')),
       h('td', null, g.result === 'draw' ? '½–½' : g.result === 'first' ? '1–0' : g.result === 'second' ? '0–1' : '·',
-        g.reason ? h('span', { class: 'muted small' }, ` ${t(REASON_KEYS[g.reason])}`) : null),
+        g.reason ? h('span', { class: 'muted small', dataset: { reason: g.reason } }, ` ${reasonWords(g.kind, g.reason, g.ended_by)}`) : null),
       h('td', null, timeControlText(g.time_control)),
       h('td', null, h('button', { type: 'button', class: 'btn btn--small', onclick: () => open(g.id) }, t('archive.view')))));
     results.replaceChildren(

@@ -1,7 +1,7 @@
 // A game: the board, both players and clocks, the moves, the actions (resign, draw,
 // takeback against the AI, abort, rematch), the result in words, and the watchers. The
 // game socket keeps it live and catches up after a dropped connection.
-import { h, toast, confirmDialog, errorNotice, errorText, errorCodeText, setTitle, timeControlText, copyLink } from '../ui.js';
+import { h, toast, confirmDialog, errorNotice, errorText, errorCodeText, setTitle, timeControlText, copyLink, formatDate } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { Socket } from '../socket.js';
@@ -25,6 +25,12 @@ import { playSound } from '../sound.js';
  * @returns {Side}
  */
 const other = (side) => (side === 'first' ? 'second' : 'first');
+
+/**
+ * Whether a game has ended (and may be analysed).
+ * @param {import('../types.js').GameStatus} status
+ */
+const isOver = (status) => status === 'finished' || status === 'aborted';
 
 /**
  * @param {HTMLElement} main
@@ -91,10 +97,12 @@ export async function render(main, [id]) {
   const actions = h('div', { class: 'btn-row' });
   const watchers = h('p', { class: 'watchers' });
   const conn = h('p', { class: 'conn', role: 'status', hidden: true }, t('play.reconnecting'));
-  const tools = h('div', { class: 'btn-row' },
-    h('button', { type: 'button', class: 'btn btn--small', onclick: () => { board.flip(); drawPlayers(); } }, t('play.flip')),
-    h('a', { class: 'btn btn--small', href: `/analysis?game=${encodeURIComponent(id)}` }, t('play.analyse')),
-    h('a', { class: 'btn btn--small', href: api.recordUrl(id), download: '' }, t('play.download')));
+  const flipButton = h('button', { type: 'button', class: 'btn btn--small', onclick: () => { board.flip(); drawPlayers(); } }, t('play.flip'));
+  const analyseLink = h('a', { class: 'btn btn--small', id: 'analyse', href: `/analysis?game=${encodeURIComponent(id)}` }, t('play.analyse'));
+  const downloadLink = h('a', { class: 'btn btn--small', href: api.recordUrl(id), download: '' }, t('play.download'));
+  const tools = h('div', { class: 'btn-row' });
+  // The engine is kept out of a game until it ends (the server refuses it too).
+  const drawTools = () => tools.replaceChildren(...(isOver(game.status) ? [flipButton, analyseLink, downloadLink] : [flipButton, downloadLink]));
 
   const boardBox = h('div', { class: 'play__board', dataset: { kind: game.kind } }, topBar, boardEl, bottomBar);
   main.append(h('div', { class: 'play' },
@@ -102,7 +110,8 @@ export async function render(main, [id]) {
     h('aside', { class: 'play__side' },
       h('div', { class: 'card stack' },
         h('h1', { class: 'play__title' }, gameName(game.kind)),
-        h('p', { class: 'muted small' }, `${timeControlText(game.time_control)} · ${game.rated ? t('lobby.rated') : t('lobby.casual')}`),
+        h('p', { class: 'muted small', id: 'game-facts' }, `${timeControlText(game.time_control)} · ${game.rated ? t('lobby.rated') : t('lobby.casual')}`,
+          game.played_at ? ` · ${formatDate(game.played_at)}` : ''),
         status, actions, conn),
       moveList.el,
       tools,
@@ -117,7 +126,8 @@ export async function render(main, [id]) {
     const bottom = board.orientation;
     for (const [bar, side] of /** @type {Array<[HTMLElement, Side]>} */ ([[bottomBar, bottom], [topBar, other(bottom)]])) {
       const p = playerOf(side);
-      const name = p ? (p.ai ? t('common.ai_level', { level: p.ai }) : p.name) : t('play.waiting_player');
+      // An open seat has no name yet; an imported record may give none.
+      const name = p && p.ai ? t('common.ai_level', { level: p.ai }) : p?.name || (game.status === 'waiting' ? t('play.waiting_player') : '?');
       const nameEl = p && p.user && !p.ai
         ? h('a', { href: `/player/${encodeURIComponent(p.name)}`, class: 'player-bar__name' }, name)
         : h('span', { class: 'player-bar__name' }, name);
@@ -149,7 +159,7 @@ export async function render(main, [id]) {
   function drawStatus() {
     const items = [];
     if (game.status === 'finished' && game.result) {
-      const words = resultWords(game.kind, game.result);
+      const words = resultWords(game.kind, game.result, game.ended_by);
       items.push(h('div', { class: 'result-banner', role: 'status' }, h('strong', null, words.headline), h('span', null, words.reason)));
     } else if (game.status === 'aborted') {
       items.push(h('div', { class: 'result-banner', role: 'status' }, h('strong', null, t('play.aborted')), abortNote ? h('span', null, abortNote) : null));
@@ -254,11 +264,12 @@ export async function render(main, [id]) {
   }
 
   function drawAll() {
-    setTitle(`${gameName(game.kind)} · ${game.players.map((p) => (p.ai ? t('common.ai_level', { level: p.ai }) : p.name)).join(' – ')}`);
+    setTitle(`${gameName(game.kind)} · ${game.players.map((p) => (p.ai ? t('common.ai_level', { level: p.ai }) : p.name || '?')).join(' – ')}`);
     drawPlayers();
     drawBoard();
     drawStatus();
     drawActions();
+    drawTools();
     moveList.set(game.moves, browsing ?? game.moves.length);
     // Only an ongoing game's clock runs.
     clocks.sync(game.clocks && game.status !== 'ongoing' ? { ...game.clocks, running: null } : game.clocks);
@@ -287,10 +298,14 @@ export async function render(main, [id]) {
         game.moves = [...game.moves, { ...ev.move, ply: game.moves.length + 1, player: ev.player }];
       } else if (ev.type === 'taken_back') {
         game.moves = game.moves.slice(0, Math.max(0, game.moves.length - ev.plies));
+        // A takeback after the end undoes the ending.
+        game.ended_by = null;
       } else if (ev.type === 'takeback_declined' && ev.by !== game.you) {
         toast(t('play.takeback_declined'));
       } else if (ev.type === 'draw_declined' && ev.by !== game.you) {
         toast(t('play.draw_declined'));
+      } else if (ev.type === 'ended') {
+        game.ended_by = ev.by ?? null;
       } else if (ev.type === 'aborted') {
         if (ev.reason === 'no_first_move') abortNote = t('play.aborted_no_first_move', { side: sideName(game.kind, ev.by) });
         else if (ev.reason === 'abandoned') abortNote = t('play.aborted_abandoned');

@@ -2,7 +2,7 @@
 import { h, errorNotice, setTitle, formatDate, playerLink, playerName } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
-import { gameName, REASON_KEYS } from '../names.js';
+import { gameName, reasonWords } from '../names.js';
 import { lineChart } from '../chart.js';
 
 /** @typedef {import('../types.js').Profile} Profile */
@@ -54,7 +54,7 @@ export async function render(main, [name]) {
         h('td', null, gameName(g.kind)),
         h('td', null, playerLink(g.first), ' – ', playerLink(g.second)),
         h('td', null, g.result === 'draw' ? '½–½' : g.result === 'first' ? '1–0' : g.result === 'second' ? '0–1' : '·',
-          g.reason ? h('span', { class: 'muted small' }, ` ${t(REASON_KEYS[g.reason])}`) : null))))))
+          g.reason ? h('span', { class: 'muted small', dataset: { reason: g.reason } }, ` ${reasonWords(g.kind, g.reason, g.ended_by)}`) : null))))))
     : h('p', { class: 'empty' }, t('profile.no_games'));
 
   const opponents = profile.opponents.length

@@ -104,6 +104,9 @@ struct Viewing {
     you: Option<Player>,
     /// The revision the client has been sent (`None` until it says hello).
     rev: Option<u64>,
+    /// The watcher counts published after this version count this socket (it is left
+    /// out of the count its client is sent).
+    counted_after: u64,
 }
 
 impl Viewing {
@@ -121,7 +124,7 @@ impl Viewing {
                 self.you = self.ident.side_among(&snapshot.seats);
                 self.rev = Some(snapshot.rev());
                 texts.push(snapshot.state_text(self.you));
-                texts.push(feed.watchers());
+                texts.push(Arc::clone(feed.watchers().text_for(self.counted_after)));
                 snapshot.clocks_at(Timestamp::now())
             }
         };
@@ -134,9 +137,8 @@ impl Viewing {
     /// What to send for one publication.
     fn published(&mut self, feed: &Feed, item: Published) -> Vec<Arc<str>> {
         match item {
-            Published::Watchers(text) | Published::Rematch(text) | Published::Absent(text) => {
-                vec![text]
-            }
+            Published::Watchers(count) => vec![Arc::clone(count.text_for(self.counted_after))],
+            Published::Rematch(text) | Published::Absent(text) => vec![text],
             Published::Change(frame) => match self.rev {
                 // Not said hello yet: it will get the state then.
                 None => Vec::new(),
@@ -180,10 +182,12 @@ async fn serve_game(
     let limiter = state.limiters.socket_limiter();
     let feed = handle.as_ref().map(|h| Arc::clone(h.feed()));
     let mut updates = feed.as_ref().map(|f| f.subscribe());
-    if let Some(handle) = &handle {
-        handle.watch(1, &ident).await;
-    }
+    let counted_after = match &handle {
+        Some(handle) => handle.watch_counted(&ident).await,
+        None => u64::MAX,
+    };
     let mut viewing = Viewing {
+        counted_after,
         you: feed
             .as_ref()
             .and_then(|f| ident.side_among(&f.snapshot().seats)),

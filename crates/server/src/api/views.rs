@@ -1,6 +1,6 @@
 //! The JSON shapes of stored things as clients see them.
 
-use game::{EndReason, GameKind};
+use game::{EndReason, GameKind, Outcome, Player};
 use serde::Serialize;
 
 use crate::store::{GameRecord, GameStatus, Guest, PlayerRef, User, result_str};
@@ -62,6 +62,21 @@ impl WhoAmI {
     }
 }
 
+/// Who ended a game outside the rules (see [`GameSummary::ended_by`]): as stored, else,
+/// for a game won by resignation, on time or by a claim (an imported record, a game
+/// finished before the server kept it), the loser — who else could have resigned, run
+/// out of time or left. A draw on time or by a claim names someone only as stored.
+#[must_use]
+pub fn ended_by(outcome: Option<Outcome>, stored: Option<Player>) -> Option<Player> {
+    let outcome = outcome?;
+    stored.or(match outcome.reason {
+        EndReason::Resignation | EndReason::Timeout | EndReason::Abandonment => {
+            outcome.winner.map(Player::other)
+        }
+        _ => None,
+    })
+}
+
 /// A game in a list (no moves, no position).
 #[derive(Clone, Debug, Serialize)]
 pub struct GameSummary {
@@ -83,6 +98,9 @@ pub struct GameSummary {
     pub result: Option<&'static str>,
     /// Why it ended.
     pub reason: Option<EndReason>,
+    /// Who ended it outside the rules: the side that resigned, whose flag fell, or that
+    /// left and was claimed against (`null` otherwise).
+    pub ended_by: Option<Player>,
     /// Moves played.
     pub plies: u32,
     /// When it was made (ms since the Unix epoch).
@@ -103,6 +121,7 @@ impl From<&GameRecord> for GameSummary {
             status: game.status,
             result: game.outcome.map(|o| result_str(o.winner)),
             reason: game.outcome.map(|o| o.reason),
+            ended_by: ended_by(game.outcome, game.ended_by),
             plies: game.plies,
             created_at: game.created_at,
             finished_at: game.finished_at,

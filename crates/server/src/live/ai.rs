@@ -24,7 +24,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use engine::{AnyEngine, Clock, EngineOptions, Level, Limits};
+use engine::{AnyEngine, Clock, EngineOptions, Level, Limits, Score};
+use game::Player;
 use games::AnyGame;
 use prometheus::IntGauge;
 use tokio::sync::mpsc;
@@ -697,9 +698,9 @@ impl AiPool {
         let level = Level::ALL[usize::from(level.clamp(1, 6)) - 1];
         let limits = limits(clock);
         let ticket = self.submit(Work::Move, asker, Some(record.id.clone()), move |stop| {
-            if let Some(text) = think(&game, level, &limits, stop) {
+            if let (Some(text), score) = think(&game, level, &limits, stop) {
                 runtime.spawn(async move {
-                    let _ = owner.send(Command::AiMove { rev, text }).await;
+                    let _ = owner.send(Command::AiMove { rev, text, score }).await;
                 });
             }
         });
@@ -760,14 +761,40 @@ fn limits(clock: Option<([Duration; 2], Duration)>) -> Limits {
     limits
 }
 
-/// The AI's move in `game`, as text; `None` when the game has no legal move.
-fn think(game: &AnyGame, level: Level, limits: &Limits, stop: &AtomicBool) -> Option<String> {
+/// The AI's move in `game`, as text (`None` when the game has no legal move), and its
+/// evaluation of the position for itself.
+fn think(
+    game: &AnyGame,
+    level: Level,
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> (Option<String>, Score) {
     let mut engine = AnyEngine::new(EngineOptions {
         hash_mb: HASH_MB,
         threads: 1,
         level: Some(level),
     });
-    engine.answer(game, limits, stop, |_| {}).best
+    let answer = engine.answer(game, limits, stop, |_| {});
+    (answer.best, answer.score)
+}
+
+/// Below this (in the engine's units, for itself) the AI takes a draw: it stands clearly
+/// worse, so a draw is the most it can hope for.
+pub(crate) const DRAW_ACCEPT_BELOW: i32 = -150;
+
+/// Whether the AI playing `ai` accepts a draw offered in `game`: only when it cannot win
+/// — the rules say it has not the pieces to win ([`Game::can_win`]), or its own
+/// evaluation from its last search (`score`, for itself) is a forced loss or below
+/// [`DRAW_ACCEPT_BELOW`]. Before its first search it judges by the rules alone. Any
+/// other offer is declined.
+pub(crate) fn accepts_draw(game: &AnyGame, ai: Player, score: Option<Score>) -> bool {
+    if !game::Game::can_win(game, ai) {
+        return true;
+    }
+    score.is_some_and(|score| match score.plies_to_end() {
+        Some(_) => score.0 < 0,
+        None => score.0 < DRAW_ACCEPT_BELOW,
+    })
 }
 
 #[cfg(test)]
@@ -777,11 +804,44 @@ mod tests {
     use std::sync::mpsc as std_mpsc;
 
     #[test]
+    fn the_ai_takes_a_draw_only_when_it_cannot_win() {
+        let start = AnyGame::start(GameKind::Copenhagen);
+        // Before its first search, and when it stands even or better: declined.
+        assert!(!accepts_draw(&start, Player::First, None));
+        assert!(!accepts_draw(&start, Player::First, Some(Score(0))));
+        assert!(!accepts_draw(&start, Player::Second, Some(Score(-100))));
+        assert!(!accepts_draw(
+            &start,
+            Player::Second,
+            Some(Score::win_in(7))
+        ));
+        // Clearly worse, or lost: accepted.
+        assert!(accepts_draw(&start, Player::First, Some(Score(-400))));
+        assert!(accepts_draw(
+            &start,
+            Player::Second,
+            Some(Score::loss_in(6))
+        ));
+        // Camelot: White's lone man cannot win (every way to win needs two pieces), so
+        // White takes a draw even where its search liked its chances; Black does not.
+        let lone = AnyGame::from_position(
+            GameKind::Camelot,
+            "2/8/10/12/12/12/3mm7/12/12/12/12/12/12/M9/8/2 w 0 0 0",
+        )
+        .unwrap();
+        assert!(accepts_draw(&lone, Player::First, Some(Score(500))));
+        assert!(accepts_draw(&lone, Player::First, None));
+        assert!(!accepts_draw(&lone, Player::Second, Some(Score(0))));
+    }
+
+    #[test]
     fn the_ai_answers_a_legal_move_in_each_game() {
         for kind in GameKind::ALL {
             let mut game = AnyGame::start(kind);
             let stop = AtomicBool::new(false);
-            let text = think(&game, Level::Beginner, &limits(None), &stop).unwrap();
+            let text = think(&game, Level::Beginner, &limits(None), &stop)
+                .0
+                .unwrap();
             game.try_play(&text).unwrap();
         }
     }

@@ -143,12 +143,49 @@ pub enum Published {
     /// every socket sends the whole state.
     Reset,
     /// The number of watchers (at most a few a second).
-    Watchers(Arc<str>),
+    Watchers(Arc<WatcherCount>),
     /// The agreed rematch.
     Rematch(Arc<str>),
     /// Who has left the game (every socket of theirs closed), and when the opponent may
     /// claim: on every arrival and departure.
     Absent(Arc<str>),
+}
+
+/// A watcher count as published: the `watchers` message for a socket already counted
+/// in it (the others: the count less that socket) and for one not yet counted (the whole
+/// count), each serialised once. A socket learns from [`super::Handle::watch_counted`]
+/// after which `version` the counts include it.
+#[derive(Debug)]
+pub struct WatcherCount {
+    /// Raised by one at every count published.
+    pub version: u64,
+    /// The `watchers` message with the count less one.
+    others: Arc<str>,
+    /// The `watchers` message with the whole count.
+    all: Arc<str>,
+}
+
+impl WatcherCount {
+    fn new(version: u64, count: usize) -> WatcherCount {
+        WatcherCount {
+            version,
+            others: to_text(&ServerMessage::Watchers {
+                count: count.saturating_sub(1),
+            }),
+            all: to_text(&ServerMessage::Watchers { count }),
+        }
+    }
+
+    /// The message for a socket counted in the counts published after `counted_after`:
+    /// the number of sockets on the game other than its own.
+    #[must_use]
+    pub fn text_for(&self, counted_after: u64) -> &Arc<str> {
+        if self.version > counted_after {
+            &self.others
+        } else {
+            &self.all
+        }
+    }
 }
 
 /// A game's publications: the channel, the recent history and the latest state.
@@ -162,7 +199,7 @@ pub struct Feed {
 struct Kept {
     history: VecDeque<Arc<Frame>>,
     snapshot: Arc<Snapshot>,
-    watchers: Arc<str>,
+    watchers: Arc<WatcherCount>,
     rematch: Option<Arc<str>>,
 }
 
@@ -184,7 +221,7 @@ impl Feed {
             inner: Mutex::new(Kept {
                 history: VecDeque::with_capacity(HISTORY),
                 snapshot: Arc::new(snapshot),
-                watchers: to_text(&ServerMessage::Watchers { count: 0 }),
+                watchers: Arc::new(WatcherCount::new(0, 0)),
                 rematch: None,
             }),
         }
@@ -208,9 +245,9 @@ impl Feed {
         Arc::clone(&lock(&self.inner).snapshot)
     }
 
-    /// The latest watchers message.
+    /// The latest watcher count.
     #[must_use]
-    pub fn watchers(&self) -> Arc<str> {
+    pub fn watchers(&self) -> Arc<WatcherCount> {
         Arc::clone(&lock(&self.inner).watchers)
     }
 
@@ -286,11 +323,14 @@ impl Feed {
         lock(&self.inner).snapshot = Arc::new(snapshot);
     }
 
-    /// Publishes the number of watchers.
+    /// Publishes the number of watchers (sockets open on the game).
     pub fn set_watchers(&self, count: usize) {
-        let text = to_text(&ServerMessage::Watchers { count });
-        lock(&self.inner).watchers = Arc::clone(&text);
-        let _ = self.sender.send(Published::Watchers(text));
+        let published = {
+            let mut kept = lock(&self.inner);
+            kept.watchers = Arc::new(WatcherCount::new(kept.watchers.version + 1, count));
+            Arc::clone(&kept.watchers)
+        };
+        let _ = self.sender.send(Published::Watchers(published));
     }
 
     /// Publishes who is gone from the game now (an `absent` message).

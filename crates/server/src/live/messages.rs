@@ -490,6 +490,12 @@ pub struct GameView {
     pub status: GameStatusView,
     /// The result once finished.
     pub result: Option<Outcome>,
+    /// Who ended it outside the rules: the side that resigned, whose flag fell, or that
+    /// left and was claimed against.
+    pub ended_by: Option<Player>,
+    /// When it was made (ms since the Unix epoch); for an imported game, the day its
+    /// record gives.
+    pub played_at: i64,
     /// Both players, first first.
     pub players: Vec<PlayerInfo>,
     /// The receiver's side, if they play in this game.

@@ -141,13 +141,23 @@ pub(crate) enum Command {
         seat: Seat,
         reply: oneshot::Sender<Result<Player, Refusal>>,
     },
-    /// A socket of `ident` opened (+1) or closed (-1).
-    Watch { change: isize, ident: Ident },
+    /// A socket of `ident` opened (+1) or closed (-1); `counted` is told the version of
+    /// the watcher count published last: the counts after it include this change.
+    Watch {
+        change: isize,
+        ident: Ident,
+        counted: Option<oneshot::Sender<u64>>,
+    },
     /// The maintenance job found the game unjoined or abandoned: end it if it still is
     /// at `now`.
     Expire { now: Timestamp },
     /// The AI's move for revision `rev`.
-    AiMove { rev: u64, text: String },
+    AiMove {
+        rev: u64,
+        text: String,
+        /// The AI's evaluation of the position it moved in, for itself.
+        score: engine::Score,
+    },
 }
 
 /// A live game as the registry holds it: where to send commands, and what it publishes.
@@ -195,6 +205,12 @@ impl Live {
     #[must_use]
     pub fn handle(&self, id: &str) -> Option<Handle> {
         lock(&self.games).get(id).cloned()
+    }
+
+    /// Every game with an owner now.
+    #[must_use]
+    pub fn handles(&self) -> Vec<Handle> {
+        lock(&self.games).values().cloned().collect()
     }
 
     fn insert(&self, id: String, handle: Handle) {
@@ -394,8 +410,27 @@ impl Handle {
         self.send(Command::Watch {
             change,
             ident: ident.clone(),
+            counted: None,
         })
         .await;
+    }
+
+    /// Tells the owner a socket of `ident` opened, and waits until it is counted: the
+    /// watcher counts published after the version returned include it (`u64::MAX`: the
+    /// owner has gone, no count will).
+    pub async fn watch_counted(&self, ident: &Ident) -> u64 {
+        let (counted, answer) = oneshot::channel();
+        let sent = self
+            .send(Command::Watch {
+                change: 1,
+                ident: ident.clone(),
+                counted: Some(counted),
+            })
+            .await;
+        if !sent {
+            return u64::MAX;
+        }
+        answer.await.unwrap_or(u64::MAX)
     }
 
     /// What the game publishes.
@@ -482,7 +517,7 @@ pub async fn stored_view(
     let you = ident.side_in(&record);
     // No owner: no rematch can be made any more.
     let actions = owner::actions_of(&record, session.as_ref(), None);
-    Ok(Some(owner::view_of(
+    let mut view = owner::view_of(
         &record,
         session.as_ref(),
         &ratings,
@@ -490,7 +525,19 @@ pub async fn stored_view(
         0,
         actions,
         PlayedList::of(session.as_ref().map_or(&[], |s| s.moves())),
-    )))
+    );
+    // An imported game has no seats: its players are the names its record gives.
+    let seatless = |seat: &SeatRecord| seat.player().is_none();
+    if seatless(&record.first)
+        && seatless(&record.second)
+        && let Some(archived) = state.store.archived_game(id).await?
+        && archived.imported
+    {
+        for (player, name) in view.players.iter_mut().zip(archived.names) {
+            player.name = name.unwrap_or_default();
+        }
+    }
+    Ok(Some(view))
 }
 
 /// A board with no moves, for games not started.

@@ -174,6 +174,11 @@ pub(crate) fn view_of(
         rev: session.map_or(0, Session::revision),
         status: status_of(record, session),
         result: session.and_then(Session::outcome).or(record.outcome),
+        ended_by: crate::api::views::ended_by(
+            session.and_then(Session::outcome).or(record.outcome),
+            session.and_then(Session::ended_by).or(record.ended_by),
+        ),
+        played_at: record.created_at,
         players: players(record, ratings),
         you,
         time_control: record.time_control.clone(),
@@ -247,6 +252,8 @@ pub(crate) struct Owner {
     watchers_sent: tokio::time::Instant,
     /// The revision the AI is thinking on.
     ai_pending: Option<u64>,
+    /// The AI's evaluation, for itself, from its last search (it answers draw offers).
+    ai_score: Option<engine::Score>,
     rematch: [bool; 2],
     rematch_id: Option<String>,
     /// Which players have a socket open (for claims against one who left).
@@ -287,6 +294,7 @@ impl Owner {
             watchers_due: None,
             watchers_sent: tokio::time::Instant::now(),
             ai_pending: None,
+            ai_score: None,
             rematch: [false; 2],
             rematch_id: None,
             presence: Presence::new(Timestamp::now()),
@@ -400,8 +408,15 @@ impl Owner {
             Command::Join { ident, seat, reply } => {
                 let _ = reply.send(self.join(&ident, seat).await);
             }
-            Command::Watch { change, ident } => {
+            Command::Watch {
+                change,
+                ident,
+                counted,
+            } => {
                 self.watchers = self.watchers.saturating_add_signed(change);
+                if let Some(counted) = counted {
+                    let _ = counted.send(self.feed.watchers().version);
+                }
                 if self.watchers_due.is_none() {
                     self.watchers_due = Some(self.watchers_sent + WATCHERS_EVERY);
                 }
@@ -410,8 +425,9 @@ impl Owner {
                 }
             }
             Command::Expire { now } => self.expire(now).await,
-            Command::AiMove { rev, text } => {
+            Command::AiMove { rev, text, score } => {
                 self.ai_pending = None;
+                self.ai_score = Some(score);
                 let Some(session) = &self.session else { return };
                 if session.revision() != rev || !session.is_ongoing() {
                     self.maybe_ai();
@@ -609,6 +625,7 @@ impl Owner {
             _ => Backup::Mark(next.checkpoint()),
         };
         let now = Timestamp::now();
+        let offers_draw = message == ClientMessage::DrawOffer;
         let done = match message {
             ClientMessage::Move { rev, text } => {
                 if rev.is_some_and(|rev| rev != before) {
@@ -669,7 +686,34 @@ impl Owner {
         } else {
             self.adopt(next, before);
         }
+        if offers_draw && done.is_ok() {
+            self.ai_answers_draw().await;
+        }
         done.map(|()| None)
+    }
+
+    /// The AI answers a draw offered to it at once, by [`super::ai::accepts_draw`].
+    async fn ai_answers_draw(&mut self) {
+        let Some(session) = &self.session else { return };
+        let Some(ai) = session.draw_offer().map(Player::other) else {
+            return;
+        };
+        if self.record.seat(ai).ai_level.is_none() {
+            return;
+        }
+        let before = session.revision();
+        let mut next = session.clone();
+        let now = Timestamp::now();
+        let answered = if super::ai::accepts_draw(session.game(), ai, self.ai_score) {
+            next.accept_draw(ai, now).map(drop)
+        } else {
+            next.decline_draw(ai, now)
+        };
+        if answered.is_ok()
+            && let Err(error) = self.commit(next, before).await
+        {
+            tracing::error!(game = %self.record.id, %error, "storing the AI's answer to a draw offer");
+        }
     }
 
     /// Stores `next` (the session after a change from revision `before`), then makes it
@@ -726,13 +770,15 @@ impl Owner {
         let id = self.record.id.clone();
         match session.status() {
             Status::Finished { outcome } => {
+                let by = session.ended_by();
                 let finished = self
                     .state
                     .store
-                    .finish_game(&id, outcome, Some(&data), now)
+                    .finish_game_by(&id, outcome, by, Some(&data), now)
                     .await?;
                 self.record.status = GameStatus::Finished;
                 self.record.outcome = Some(outcome);
+                self.record.ended_by = by;
                 if finished.rating_changes.is_some() {
                     self.ratings = ratings_of(&self.state, &self.record).await;
                 }

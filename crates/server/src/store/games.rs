@@ -199,6 +199,9 @@ pub struct GameRecord {
     pub updated_at: i64,
     /// When it ended.
     pub finished_at: Option<i64>,
+    /// Who ended it outside the rules: the player who resigned, whose flag fell, or who
+    /// left and was claimed against.
+    pub ended_by: Option<Player>,
 }
 
 impl GameRecord {
@@ -272,7 +275,7 @@ pub(super) const GAME_SELECT: &str = "SELECT g.id, g.kind, \
     g.first_user_id, u1.username, g.first_guest_id, q1.name, g.first_ai_level, \
     g.second_user_id, u2.username, g.second_guest_id, q2.name, g.second_ai_level, \
     g.time_control, g.rated, g.status, g.result, g.reason, g.start_position, g.ply_count, \
-    g.created_at, g.updated_at, g.finished_at \
+    g.created_at, g.updated_at, g.finished_at, g.ended_by \
     FROM games g \
     LEFT JOIN users u1 ON u1.id = g.first_user_id \
     LEFT JOIN guests q1 ON q1.id = g.first_guest_id \
@@ -306,6 +309,7 @@ pub(super) fn game_from_row(row: &AnyRow) -> Result<GameRecord, StoreError> {
         }),
     };
     let plies = ply_from(row.try_get(18)?)?;
+    let ended_by: Option<String> = row.try_get(22)?;
     Ok(GameRecord {
         id: row.try_get(0)?,
         kind: parse_column(row, 1)?,
@@ -320,6 +324,7 @@ pub(super) fn game_from_row(row: &AnyRow) -> Result<GameRecord, StoreError> {
         created_at: row.try_get(19)?,
         updated_at: row.try_get(20)?,
         finished_at: row.try_get(21)?,
+        ended_by: ended_by.as_deref().map(parse_side).transpose()?,
     })
 }
 
@@ -336,6 +341,15 @@ pub const fn result_str(winner: Option<Player>) -> &'static str {
         Some(Player::Second) => "second",
         None => "draw",
     }
+}
+
+/// A side as stored (`first`, `second`).
+const fn side_str(side: Player) -> &'static str {
+    result_str(Some(side))
+}
+
+fn parse_side(text: &str) -> Result<Player, StoreError> {
+    parse_result(text)?.ok_or_else(|| StoreError::Corrupt(format!("side `{text}`")))
 }
 
 fn parse_result(text: &str) -> Result<Option<Player>, StoreError> {
@@ -705,11 +719,28 @@ impl Store {
         session_state: Option<&str>,
         now: i64,
     ) -> Result<Finished, StoreError> {
+        self.finish_game_by(game_id, outcome, None, session_state, now)
+            .await
+    }
+
+    /// As [`Store::finish_game`], keeping who ended the game outside the rules
+    /// (`ended_by`: who resigned, whose flag fell, who left).
+    ///
+    /// # Errors
+    /// As [`Store::finish_game`].
+    pub async fn finish_game_by(
+        &self,
+        game_id: &str,
+        outcome: Outcome,
+        ended_by: Option<Player>,
+        session_state: Option<&str>,
+        now: i64,
+    ) -> Result<Finished, StoreError> {
         // A rating row changed by another transaction between our read and write makes
         // the write miss (see `ratings`): start over with fresh values.
         for _ in 0..16 {
             if let Some(finished) = self
-                .try_finish_game(game_id, outcome, session_state, now)
+                .try_finish_game(game_id, outcome, ended_by, session_state, now)
                 .await?
             {
                 return Ok(finished);
@@ -724,6 +755,7 @@ impl Store {
         &self,
         game_id: &str,
         outcome: Outcome,
+        ended_by: Option<Player>,
         session_state: Option<&str>,
         now: i64,
     ) -> Result<Option<Finished>, StoreError> {
@@ -740,7 +772,7 @@ impl Store {
             "UPDATE games SET status = 'finished', result = $2, reason = $3, \
              session_state = COALESCE($4, session_state), \
              snapshot_ply = CASE WHEN $4 IS NULL THEN snapshot_ply ELSE ply_count END, \
-             updated_at = $5, finished_at = $5 \
+             updated_at = $5, finished_at = $5, ended_by = $6 \
              WHERE id = $1 AND status IN ('waiting', 'playing')",
         )
         .bind(game_id)
@@ -748,6 +780,7 @@ impl Store {
         .bind(outcome.reason.as_str())
         .bind(session_state)
         .bind(now)
+        .bind(ended_by.map(side_str))
         .execute(&mut *tx)
         .await?;
         if updated.rows_affected() != 1 {

@@ -15,6 +15,7 @@ mod games;
 mod lifecycle;
 mod players;
 mod ratings;
+mod reviews;
 mod users;
 mod writer;
 
@@ -37,6 +38,7 @@ pub use games::{
 };
 pub use players::{OpponentRecord, Profile};
 pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};
+pub use reviews::StoredReview;
 pub use users::{Guest, User};
 
 use crate::config::{Backend, DatabaseUrl, SqliteSync};
@@ -63,6 +65,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "move log",
         include_str!("../../migrations/0004_move_log.sql"),
     ),
+    (5, "play", include_str!("../../migrations/0005_play.sql")),
     (
         6,
         "import key",

@@ -7,6 +7,8 @@
 
 #![allow(dead_code)]
 
+pub mod ws;
+
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::net::SocketAddr;

@@ -5,8 +5,10 @@
 //! - this module: the position endpoint and the reading of a line of moves;
 //! - [`socket`]: the socket and its messages;
 //! - [`run`]: the engine's runs (analyses and reviews) on the AI pool;
-//! - [`review`]: how a reviewed move is classified.
+//! - [`review`]: how a reviewed move is classified;
+//! - [`guard`]: analysis kept out of games being played.
 
+mod guard;
 mod review;
 mod run;
 mod socket;
@@ -29,10 +31,6 @@ use crate::live::PlayedView;
 pub const MAX_ANALYSIS: Duration = Duration::from_secs(60);
 /// Most moves a line to analyse may have.
 const MAX_LINE: usize = 1000;
-/// Search time per position of a review, unless asked otherwise.
-const REVIEW_PER_PLY: Duration = Duration::from_millis(300);
-/// The most a review may take per position.
-const MAX_REVIEW_PER_PLY: Duration = Duration::from_secs(2);
 /// Most plies a review looks at.
 const MAX_REVIEW_PLIES: usize = 400;
 

@@ -12,8 +12,9 @@ use games::AnyGame;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+use super::guard;
 use super::run::{self, Running};
-use super::{MAX_ANALYSIS, MAX_REVIEW_PER_PLY, MAX_REVIEW_PLIES, REVIEW_PER_PLY, line, start_of};
+use super::{MAX_ANALYSIS, MAX_REVIEW_PLIES, line, start_of};
 use crate::api::game_socket::{SOCKET_MESSAGE_LIMIT, send, sized};
 use crate::auth::Viewer;
 use crate::conn::SocketSlot;
@@ -43,12 +44,9 @@ enum Request {
         #[serde(default)]
         time_ms: Option<u64>,
     },
-    /// A computer review of a game: every position searched for `time_ms_per_ply`.
-    Review {
-        game: String,
-        #[serde(default)]
-        time_ms_per_ply: Option<u64>,
-    },
+    /// A computer review of a finished game: every position searched for a fixed number
+    /// of nodes (see [`run::REVIEW_NODES`]); computed once, then served from storage.
+    Review { game: String },
     /// Stop the analysis (it answers `done` with what it has).
     Stop,
     /// Keep the connection open.
@@ -56,7 +54,7 @@ enum Request {
 }
 
 /// A score as clients read it.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(super) enum ScoreView {
     /// Centipawn-like units for the side to move.
@@ -195,12 +193,12 @@ async fn serve(
                     Err(error) => Some(Reply::Error { code: "bad_message", message: format!("not a message of this socket: {error}") }),
                     Ok(Request::Ping) => Some(Reply::Pong),
                     Ok(Request::Stop) => {
-                        if let Some(run) = &running { run.ticket.cancel() }
+                        if let Some(run) = &running { run.cancel() }
                         None
                     }
                     Ok(request) => {
                         // A new run replaces the one under way.
-                        if let Some(run) = &running { run.ticket.cancel() }
+                        if let Some(run) = &running { run.cancel() }
                         match start(&state, &asker, request, &progress).await {
                             Ok(run) => { running = Some(run); None }
                             Err(reply) => Some(reply),
@@ -213,6 +211,14 @@ async fn serve(
     }
     drop(running);
     state.metrics.sockets.dec();
+}
+
+/// The refusal of an analysis of a game being played (see [`guard`]).
+fn in_progress(message: &str) -> Reply {
+    Reply::Error {
+        code: "game_in_progress",
+        message: message.to_owned(),
+    }
 }
 
 /// Starts the run `request` asks for, or says why not.
@@ -237,33 +243,37 @@ async fn start(
                 code: "bad_position",
                 message: why,
             })?;
+            let start = start_of(kind, &position).map_err(|why| Reply::Error {
+                code: "bad_position",
+                message: why,
+            })?;
+            if guard::touches_live_game(state, &start, &moves) {
+                return Err(in_progress(
+                    "this position is being played in a game now: it can be analysed once \
+                     that game ends",
+                ));
+            }
             let time = time_ms
                 .map_or(MAX_ANALYSIS, Duration::from_millis)
                 .min(MAX_ANALYSIS);
             run::analysis(state, asker.clone(), game, time, progress.clone()).map_err(quota)
         }
-        Request::Review {
-            game,
-            time_ms_per_ply,
-        } => {
+        Request::Review { game } => {
+            if guard::is_live_game(state, &game) {
+                return Err(in_progress(
+                    "the game is still being played: it can be reviewed once it ends",
+                ));
+            }
             let (start, moves) = reviewed_game(state, &game)
                 .await
                 .map_err(|why| Reply::Error {
                     code: "bad_game",
                     message: why,
                 })?;
-            let per_ply = time_ms_per_ply
-                .map_or(REVIEW_PER_PLY, Duration::from_millis)
-                .min(MAX_REVIEW_PER_PLY);
-            run::review(
-                state,
-                asker.clone(),
-                start,
-                moves,
-                per_ply,
-                progress.clone(),
-            )
-            .map_err(quota)
+            if let Some(stored) = run::stored_review(state, &game, &moves, progress).await {
+                return Ok(stored);
+            }
+            run::review(state, asker.clone(), game, start, moves, progress.clone()).map_err(quota)
         }
         Request::Stop | Request::Ping => Err(Reply::Error {
             code: "bad_message",
