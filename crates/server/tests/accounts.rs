@@ -15,7 +15,6 @@ use games::record;
 use reqwest::StatusCode;
 use serde_json::json;
 use server::RateLimit;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use common::{Client, Database, TestServer, test_config};
 
@@ -92,22 +91,10 @@ async fn wrong_guesses_never_lock_the_owner_out(db: Database) {
 }
 both!(sign_in_limiter, wrong_guesses_never_lock_the_owner_out);
 
-type Stream =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+use common::ws::Stream;
 
 async fn open_socket(server: &TestServer, client: &Client, path: &str) -> Stream {
-    let mut request = format!("ws://{}{path}", server.addr)
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("origin", server.base.parse().unwrap());
-    if let Some(cookies) = client.cookie_header() {
-        request
-            .headers_mut()
-            .insert("cookie", cookies.parse().unwrap());
-    }
-    tokio_tungstenite::connect_async(request).await.unwrap().0
+    common::ws::connect(server, client, path).await
 }
 
 /// Whether the server closes `socket` within 10 s (reading past what it sends).

@@ -14,12 +14,10 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use common::{Client, Database, Db, TestServer, test_config};
 
-type Stream =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+use common::ws::Stream;
 
 /// A server on a fresh SQLite file whose sockets take messages as fast as tests send.
 async fn start() -> (TestServer, Database) {
@@ -34,18 +32,7 @@ async fn start() -> (TestServer, Database) {
 }
 
 async fn open(server: &TestServer, client: &Client, path: &str) -> Stream {
-    let mut request = format!("ws://{}{path}", server.addr)
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("origin", server.base.parse().unwrap());
-    if let Some(cookies) = client.cookie_header() {
-        request
-            .headers_mut()
-            .insert("cookie", cookies.parse().unwrap());
-    }
-    tokio_tungstenite::connect_async(request).await.unwrap().0
+    common::ws::connect(server, client, path).await
 }
 
 async fn send(stream: &mut Stream, message: Value) {

@@ -10,8 +10,25 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use super::{Client, TestServer};
 
-type Stream =
+/// A client WebSocket.
+pub type Stream =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Opens `path` on `server` as a browser of `client` would: same origin, its cookies.
+pub async fn connect(server: &TestServer, client: &Client, path: &str) -> Stream {
+    let mut request = format!("ws://{}{path}", server.addr)
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("origin", server.base.parse().unwrap());
+    if let Some(cookies) = client.cookie_header() {
+        request
+            .headers_mut()
+            .insert("cookie", cookies.parse().unwrap());
+    }
+    tokio_tungstenite::connect_async(request).await.unwrap().0
+}
 
 /// An open socket.
 pub struct Ws {
@@ -21,19 +38,9 @@ pub struct Ws {
 impl Ws {
     /// Opens `path` (`/ws/game/{id}`, `/ws/analysis`) on `server` as `client`.
     pub async fn open(server: &TestServer, client: &Client, path: &str) -> Ws {
-        let mut request = format!("ws://{}{path}", server.addr)
-            .into_client_request()
-            .unwrap();
-        request
-            .headers_mut()
-            .insert("origin", server.base.parse().unwrap());
-        if let Some(cookies) = client.cookie_header() {
-            request
-                .headers_mut()
-                .insert("cookie", cookies.parse().unwrap());
+        Ws {
+            stream: connect(server, client, path).await,
         }
-        let (stream, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-        Ws { stream }
     }
 
     /// Sends a JSON message.
