@@ -312,24 +312,29 @@ fn lagrange(p: &[f64], scores: &[f64], s: f64) -> f64 {
 /// counts): `None` with no results. Infinite where the score is 0% or 100%.
 #[must_use]
 pub fn elo_estimate(counts: &[u32], scores: &[f64]) -> Option<(f64, f64, f64)> {
+    let (n, mean, variance) = moments(counts, scores)?;
+    let margin = 1.959_964 * (variance / n).sqrt();
+    Some((elo_of(mean), elo_of(mean - margin), elo_of(mean + margin)))
+}
+
+/// How many results `counts` holds, and the mean score and its variance per result
+/// under `scores` (the score of each count's outcome): `None` with no results.
+fn moments(counts: &[u32], scores: &[f64]) -> Option<(f64, f64, f64)> {
     let n: f64 = counts.iter().map(|&c| f64::from(c)).sum();
     if n == 0.0 {
         return None;
     }
-    let mean: f64 = counts
-        .iter()
-        .zip(scores)
-        .map(|(&c, a)| f64::from(c) * a)
-        .sum::<f64>()
-        / n;
-    let variance: f64 = counts
-        .iter()
-        .zip(scores)
-        .map(|(&c, a)| f64::from(c) * (a - mean).powi(2))
-        .sum::<f64>()
-        / n;
-    let margin = 1.959_964 * (variance / n).sqrt();
-    Some((elo_of(mean), elo_of(mean - margin), elo_of(mean + margin)))
+    let weighted = |f: &dyn Fn(f64) -> f64| -> f64 {
+        counts
+            .iter()
+            .zip(scores)
+            .map(|(&c, &a)| f64::from(c) * f(a))
+            .sum::<f64>()
+            / n
+    };
+    let mean = weighted(&|a| a);
+    let variance = weighted(&|a| (a - mean).powi(2));
+    Some((n, mean, variance))
 }
 
 /// Where a running test stands.
@@ -436,19 +441,7 @@ mod tests {
         // Fishtest's LLR_alt2: (s1 - s0)(2 mean - s0 - s1) / (2 var), times N.
         let counts = [300u32, 1200, 2000, 1300, 350];
         let scores = Model::Pentanomial.scores();
-        let n: f64 = counts.iter().map(|&c| f64::from(c)).sum();
-        let mean: f64 = counts
-            .iter()
-            .zip(scores)
-            .map(|(&c, a)| f64::from(c) * a)
-            .sum::<f64>()
-            / n;
-        let var: f64 = counts
-            .iter()
-            .zip(scores)
-            .map(|(&c, a)| f64::from(c) * (a - mean).powi(2))
-            .sum::<f64>()
-            / n;
+        let (n, mean, var) = moments(&counts, scores).unwrap();
         let (s0, s1) = (score_of_elo(0.0), score_of_elo(5.0));
         let approx = n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var);
         let llr = sprt(0.0, 5.0, Model::Pentanomial).llr(&counts);

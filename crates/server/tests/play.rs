@@ -26,6 +26,19 @@ async fn start(db: &Database) -> TestServer {
     TestServer::start(test_config(db)).await
 }
 
+/// Both players' sockets on game `id`, each past its first `state`.
+async fn seated(server: &TestServer, a: &Client, b: &Client, id: &str) -> [Ws; 2] {
+    let path = format!("/ws/game/{id}");
+    let mut players = [
+        Ws::open(server, a, &path).await,
+        Ws::open(server, b, &path).await,
+    ];
+    for socket in &mut players {
+        socket.state().await;
+    }
+    players
+}
+
 /// Two guests: `a` makes a friend game of `kind` (taking the first side), `b` joins.
 async fn friend_game(a: &mut Client, b: &mut Client, kind: &str) -> String {
     let created = a
@@ -73,13 +86,7 @@ async fn analysis_is_refused_while_the_game_is_played(db: Database) {
     let server = start(&db).await;
     let (mut a, mut b) = (server.client(), server.client());
     let id = friend_game(&mut a, &mut b, "copenhagen").await;
-    let mut players = [
-        Ws::open(&server, &a, &format!("/ws/game/{id}")).await,
-        Ws::open(&server, &b, &format!("/ws/game/{id}")).await,
-    ];
-    for socket in &mut players {
-        socket.state().await;
-    }
+    let mut players = seated(&server, &a, &b, &id).await;
     let moves: Vec<&str> = COPENHAGEN_60.split(' ').take(6).collect();
     play(&mut players, &moves).await;
     let position = a.get(&format!("/api/archive/{id}")).await.json()["position"]
@@ -250,13 +257,7 @@ async fn a_result_says_who_resigned(db: Database) {
     let server = start(&db).await;
     let (mut a, mut b) = (server.client(), server.client());
     let id = friend_game(&mut a, &mut b, "copenhagen").await;
-    let mut players = [
-        Ws::open(&server, &a, &format!("/ws/game/{id}")).await,
-        Ws::open(&server, &b, &format!("/ws/game/{id}")).await,
-    ];
-    for socket in &mut players {
-        socket.state().await;
-    }
+    let mut players = seated(&server, &a, &b, &id).await;
     play(&mut players, &["k8-g8", "h6-h8xg8"]).await;
     players[1].send(json!({"t": "resign"})).await;
     let events = players[0].until("events").await;
@@ -372,13 +373,7 @@ async fn a_review_is_made_once_and_served_from_storage(db: Database) {
     let server = start(&db).await;
     let (mut a, mut b) = (server.client(), server.client());
     let id = friend_game(&mut a, &mut b, "copenhagen").await;
-    let mut players = [
-        Ws::open(&server, &a, &format!("/ws/game/{id}")).await,
-        Ws::open(&server, &b, &format!("/ws/game/{id}")).await,
-    ];
-    for socket in &mut players {
-        socket.state().await;
-    }
+    let mut players = seated(&server, &a, &b, &id).await;
     let moves: Vec<&str> = COPENHAGEN_60.split(' ').collect();
     play(&mut players, &moves).await;
     assert!(server.state.store.review(&id).await.unwrap().is_none());
