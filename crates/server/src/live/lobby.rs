@@ -298,6 +298,13 @@ impl Lobby {
             .filter(|id| !new.contains(id))
             .cloned()
             .collect();
+        // The games whose last-sent form changes: those new to the list, and those
+        // changed since (the others are sent as they were).
+        let resent: Vec<String> = window
+            .iter()
+            .filter(|id| !old.contains(id) || state.dirty.contains(*id))
+            .cloned()
+            .collect();
         let live = state.games.len();
         let added = std::mem::take(&mut state.challenges_added);
         let challenges_added: Vec<_> = state
@@ -311,11 +318,12 @@ impl Lobby {
             .filter(|id| !added.contains(id))
             .collect();
         state.dirty.clear();
-        let sent: HashMap<String, LiveGame> = window
-            .iter()
-            .filter_map(|id| Some((id.clone(), state.games.get(id)?.clone())))
-            .collect();
-        state.sent = sent;
+        for id in resent {
+            if let Some(game) = state.games.get(&id).cloned() {
+                state.sent.insert(id, game);
+            }
+        }
+        state.sent.retain(|id, _| window.contains(id));
         state.shown = window;
         let nothing = games_added.is_empty()
             && games_changed.is_empty()
