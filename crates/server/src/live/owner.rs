@@ -1035,9 +1035,12 @@ impl Backup {
     fn restore(self, mut changed: Session) -> Session {
         match self {
             Backup::Mark(mark) if changed.restore(&mark) => changed,
-            // A mark cannot undo a takeback; only copies are kept for those, so this is
-            // not reached, but the changed session is the one left then.
-            Backup::Mark(_) => changed,
+            // A mark cannot undo a takeback, and only copies are kept for those: not
+            // reached. Should it be, the changed session stays and says so in the log.
+            Backup::Mark(_) => {
+                tracing::error!("a change that took moves back was kept by a mark");
+                changed
+            }
             Backup::Copy(copy) => *copy,
         }
     }
