@@ -244,7 +244,8 @@ pub enum SetupError {
     Store(#[from] StoreError),
 }
 
-/// The options of a server game: takebacks at once against the AI, never otherwise.
+/// The options of a server game: takebacks at once against the AI, by agreement
+/// between people.
 fn options_for(record: &GameRecord, control: TimeControl) -> Options {
     let vs_ai = record.first.ai_level.is_some() || record.second.ai_level.is_some();
     Options {
@@ -252,7 +253,7 @@ fn options_for(record: &GameRecord, control: TimeControl) -> Options {
         takebacks: if vs_ai {
             Takebacks::Immediate
         } else {
-            Takebacks::Never
+            Takebacks::ByAgreement
         },
         // Each side's clock starts with its own first move (docs/API.md, "How games
         // start and end").

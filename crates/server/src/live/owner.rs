@@ -143,6 +143,13 @@ pub(crate) fn actions_of(
                     }
                     _ => {}
                 }
+                let opponent = record.seat(side.other());
+                if session.clocks().control().is_timed()
+                    && opponent.ai_level.is_none()
+                    && !opponent.is_open()
+                {
+                    list.push(Action::GiveTime);
+                }
             }
             Status::Finished { .. } => {
                 if rematch.is_some_and(|asked| !asked[side.index()]) {
@@ -242,6 +249,10 @@ pub(crate) struct Owner {
     session: Option<Session>,
     /// The session's moves as clients get them, kept up to date move by move.
     played: PlayedList,
+    /// How many moves the stored snapshot of the session holds, as far as this owner
+    /// knows: 0 until it writes one (the first move after a resume may then write one
+    /// early, never late).
+    snapshot_ply: u32,
     ratings: Ratings,
     commands: mpsc::Sender<Command>,
     feed: Arc<Feed>,
@@ -287,6 +298,7 @@ impl Owner {
             record,
             session,
             played,
+            snapshot_ply: 0,
             ratings,
             commands,
             feed: Arc::new(Feed::new(snapshot)),
@@ -665,6 +677,7 @@ impl Owner {
             ClientMessage::TakebackDecline => {
                 next.decline_takeback(player, now).map_err(Refusal::from)
             }
+            ClientMessage::GiveTime => next.give_time(player, now).map(drop).map_err(Refusal::from),
             ClientMessage::Abort => next.abort(player, now).map_err(Refusal::from),
             ClientMessage::ClaimVictory => self.claim(player, false, &mut next, now),
             ClientMessage::ClaimDraw => self.claim(player, true, &mut next, now),
@@ -737,15 +750,23 @@ impl Owner {
             && let Some(row) = super::stored::last_move_row(next)
         {
             // The move's row; the whole session only when a snapshot is due.
-            store.append_move(id, &row, || session_json(next)).await?;
+            let ply = row.ply;
+            if store
+                .append_move(id, &row, self.snapshot_ply, || session_json(next))
+                .await?
+            {
+                self.snapshot_ply = ply;
+            }
             self.state.metrics.move_played();
         } else if new < old_moves {
             let keep = u32::try_from(new).unwrap_or(u32::MAX);
             store.take_back(id, keep, &session_json(next), now).await?;
+            self.snapshot_ply = keep;
         } else {
             store
                 .save_session_state(id, &session_json(next), now)
                 .await?;
+            self.snapshot_ply = u32::try_from(new).unwrap_or(u32::MAX);
         }
         if !next.is_ongoing() {
             self.store_ending(next).await?;
