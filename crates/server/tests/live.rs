@@ -879,6 +879,88 @@ both!(
     takebacks_by_agreement_and_time_given_between_people
 );
 
+/// Conditional moves in a correspondence game: entered while the opponent is to move,
+/// private, checked; the expected reply is answered at once (also after a restart), and
+/// another reply drops the lines.
+async fn conditional_moves_answer_the_expected_reply(db: Database) {
+    let server = start(&db).await;
+    let (mut a, mut b, mut c) = (server.client(), server.client(), server.client());
+    let id = friend_game(&mut a, &mut b, "copenhagen", "3d").await;
+    let path = format!("/api/games/{id}/conditional");
+    let moves = copenhagen_moves(6);
+    {
+        let (mut players, mut spectator) = seated(&server, &a, &b, &id).await;
+        play_through(&mut players, &mut spectator, &moves[..1]).await;
+    }
+    // Not on one's own turn, not a stranger's, not a line that does not play.
+    let own_turn = b.put(&path, json!({"lines": [[moves[2], moves[3]]]})).await;
+    assert_eq!(own_turn.status, StatusCode::CONFLICT, "{}", own_turn.text);
+    let stranger = c.put(&path, json!({"lines": []})).await;
+    assert_eq!(stranger.status, StatusCode::FORBIDDEN, "{}", stranger.text);
+    let bad = a.put(&path, json!({"lines": [[moves[1], "d1-d9"]]})).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
+    assert!(bad.text.contains("line 1"), "{}", bad.text);
+    let odd = a.put(&path, json!({"lines": [[moves[1]]]})).await;
+    assert_eq!(odd.status, StatusCode::BAD_REQUEST, "{}", odd.text);
+    assert_eq!(a.get(&path).await.json()["lines"], json!([]));
+    // The first: if the reply is moves[1], answer moves[2]; then moves[3], moves[4].
+    let line = json!([[moves[1], moves[2], moves[3], moves[4]]]);
+    let set = a.put(&path, json!({ "lines": line })).await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    assert_eq!(set.json()["lines"], line);
+    assert_eq!(b.get(&path).await.json()["lines"], json!([]), "private");
+
+    // Kept through a restart.
+    server.stop().await;
+    let server = start(&db).await;
+    for client in [&mut a, &mut b] {
+        client.base.clone_from(&server.base);
+        client.origin = Some(server.base.clone());
+    }
+    let (mut players, mut spectator) = seated(&server, &a, &b, &id).await;
+    // The expected reply: the answer comes at once, and the line goes on.
+    play_one(&mut players, &mut spectator, 1, &moves[1]).await;
+    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
+        let answered = socket.until("events").await;
+        assert_eq!(answered["events"][0]["type"], "moved", "{answered}");
+        assert_eq!(
+            answered["events"][0]["move"]["text"], moves[2],
+            "{answered}"
+        );
+    }
+    assert_eq!(
+        a.get(&path).await.json()["lines"],
+        json!([[moves[3], moves[4]]])
+    );
+    // Another reply than the one expected: nothing is played, the lines go.
+    let seen = b.get(&format!("/api/games/{id}")).await.json();
+    let other = seen["legal_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_owned())
+        .find(|text| *text != moves[3])
+        .unwrap();
+    play_one(&mut players, &mut spectator, 1, &other).await;
+    assert_eq!(a.get(&path).await.json()["lines"], json!([]));
+    let view = a.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(view["moves"].as_array().unwrap().len(), 4, "{view}");
+    // Not in a live game.
+    let live = friend_game(&mut a, &mut b, "fetlar", "5+3").await;
+    let refused = b
+        .put(
+            &format!("/api/games/{live}/conditional"),
+            json!({"lines": []}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    server.stop().await;
+}
+both!(
+    conditional_moves,
+    conditional_moves_answer_the_expected_reply
+);
+
 async fn a_game_against_the_ai(db: Database) {
     let server = start(&db).await;
     let mut a = server.client();

@@ -14,6 +14,7 @@ import { gameName, sideName, resultWords } from '../names.js';
 import { ensurePlayer } from '../app.js';
 import { navigate } from '../router.js';
 import { playSound } from '../sound.js';
+import { conditionalPanel } from '../conditional.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').Side} Side */
@@ -116,6 +117,17 @@ export async function render(main, [id]) {
       moveList.el,
       tools,
       watchers)));
+  /** Conditional moves: for the players of a correspondence game (DAYSd) going on. */
+  /** @type {ReturnType<typeof conditionalPanel> | null} */
+  let conditional = null;
+  function drawConditional() {
+    if (!conditional && game.you && /d$/.test(game.time_control) && game.status === 'ongoing') {
+      conditional = conditionalPanel(id, () => game);
+      watchers.before(conditional.el);
+    }
+    conditional?.refresh();
+  }
+  drawConditional();
 
   /** The player of a side, as the bars show them. */
   function playerOf(/** @type {Side} */ side) {
@@ -334,6 +346,7 @@ export async function render(main, [id]) {
     game.actions = msg.actions;
     if (before !== 'finished' && game.status === 'finished' && settings.sound) playSound('end');
     drawAll();
+    drawConditional();
   }
 
   const socket = new Socket(`/ws/game/${encodeURIComponent(id)}`, {
@@ -352,6 +365,7 @@ export async function render(main, [id]) {
           // A seat taken (joining by link) turns the board to the player's side.
           if (game.you !== wasYou) board.flip(orientationFor(game.you));
           drawAll();
+          drawConditional();
           break;
         }
         case 'events':

@@ -11,6 +11,7 @@
 
 mod ai;
 pub mod challenges;
+pub mod conditional;
 pub mod feed;
 pub mod lifecycle;
 pub mod lobby;
@@ -147,6 +148,12 @@ pub(crate) enum Command {
         change: isize,
         ident: Ident,
         counted: Option<oneshot::Sender<u64>>,
+    },
+    /// A player reads (`lines` `None`) or replaces their conditional moves.
+    Conditional {
+        ident: Ident,
+        lines: Option<conditional::Lines>,
+        reply: oneshot::Sender<Result<conditional::Lines, Refusal>>,
     },
     /// The maintenance job found the game unjoined or abandoned: end it if it still is
     /// at `now`.
@@ -478,6 +485,32 @@ impl Handle {
             return Err(gone());
         }
         answer.await.map_err(|_| gone())?
+    }
+
+    /// `ident`'s conditional moves in this game: read (`lines` `None`) or replaced.
+    ///
+    /// # Errors
+    /// Not a player, a game that is not a correspondence game going on with the
+    /// opponent to move, or a line that does not play.
+    pub async fn conditional(
+        &self,
+        ident: Ident,
+        lines: Option<conditional::Lines>,
+    ) -> Result<conditional::Lines, Refusal> {
+        let (reply, answer) = oneshot::channel();
+        if !self
+            .send(Command::Conditional {
+                ident,
+                lines,
+                reply,
+            })
+            .await
+        {
+            return Err(Refusal::new(SocketError::GameOver, "the game is over"));
+        }
+        answer
+            .await
+            .map_err(|_| Refusal::new(SocketError::Internal, "the game stopped"))?
     }
 
     /// Takes the open seat for `seat`.

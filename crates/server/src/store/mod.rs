@@ -11,6 +11,7 @@
 
 mod archive;
 mod challenges;
+mod conditional;
 mod games;
 mod lifecycle;
 mod players;
@@ -32,6 +33,7 @@ pub use challenges::{
     CORRESPONDENCE_CHALLENGE_TTL_MS, Challenge, ChallengeSide, ChallengeStatus,
     LIVE_CHALLENGE_TTL_MS, NewChallenge, challenge_expires_at,
 };
+pub use conditional::StoredLines;
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
@@ -70,6 +72,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         6,
         "import key",
         include_str!("../../migrations/0006_import_key.sql"),
+    ),
+    (
+        9,
+        "conditional moves",
+        include_str!("../../migrations/0009_conditional.sql"),
     ),
 ];
 
