@@ -136,6 +136,32 @@ async function confirm(page) {
   await page.click('dialog[open] .btn--primary');
 }
 
+/**
+ * Two players of a friend game of Copenhagen with clock `tc`: the first made it, the
+ * second (on `viewport`) joined by the link.
+ * @param {string} tc
+ * @param {{width: number, height: number}} [viewport]
+ */
+async function friendPair(tc, viewport = DESKTOP) {
+  const a = await player();
+  const b = await player(viewport);
+  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc });
+  await go(b.page, path);
+  await b.page.click('#join');
+  return { a, b, path };
+}
+
+/**
+ * Checks that no page had a script error, and closes them.
+ * @param {Array<Awaited<ReturnType<typeof player>>>} players
+ */
+async function done(players) {
+  for (const p of players) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+}
+
 test('a game against the AI, played by clicking, to a result', { skip, timeout: 120000 }, async () => {
   const { context, page, errors } = await player();
   await create(page, { mode: 'ai', kind: 'copenhagen', side: 'first', tc: 'untimed', level: 1 });
@@ -259,11 +285,7 @@ test('Camelot: a multi-jump chosen in the path picker', { skip, timeout: 120000 
 });
 
 test('a clock running out ends the game', { skip, timeout: 150000 }, async () => {
-  const a = await player();
-  const b = await player();
-  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc: '1+0' });
-  await go(b.page, path);
-  await b.page.click('#join');
+  const { a, b } = await friendPair('1+0');
   await playAny(a.page);
   await waitPlies(b.page, 1);
   await playAny(b.page);
@@ -273,18 +295,11 @@ test('a clock running out ends the game', { skip, timeout: 150000 }, async () =>
   assert.match(await a.page.locator('.result-banner').textContent() ?? '', /defenders win.*time ran out/i);
   await b.page.waitForSelector('.result-banner', { timeout: 10000 });
   await shot(a.page, 'live-timeout-desktop');
-  for (const p of [a, b]) {
-    assert.deepEqual(p.errors, []);
-    await p.context.close();
-  }
+  await done([a, b]);
 });
 
 test('between people a move is taken back by agreement, and time is given', { skip, timeout: 120000 }, async () => {
-  const a = await player();
-  const b = await player(PHONE);
-  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc: '5+3' });
-  await go(b.page, path);
-  await b.page.click('#join');
+  const { a, b } = await friendPair('5+3', PHONE);
   await playAny(a.page);
   await waitPlies(b.page, 1);
   await playAny(b.page);
@@ -306,18 +321,11 @@ test('between people a move is taken back by agreement, and time is given', { sk
   await a.page.waitForSelector('.toast');
   assert.match(await a.page.locator('.toast').last().textContent() ?? '', /15 seconds/);
   await shot(b.page, 'live-give-time-phone');
-  for (const p of [a, b]) {
-    assert.deepEqual(p.errors, []);
-    await p.context.close();
-  }
+  await done([a, b]);
 });
 
 test('correspondence: a conditional move answers the expected reply at once', { skip, timeout: 120000 }, async () => {
-  const a = await player();
-  const b = await player(PHONE);
-  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc: '3d' });
-  await go(b.page, path);
-  await b.page.click('#join');
+  const { a, b } = await friendPair('3d', PHONE);
   await play(a.page, 'd1-d3');
   await waitPlies(b.page, 1);
   // The attackers wait: if the defenders play e5-e2, answer g1-g3.
@@ -333,18 +341,11 @@ test('correspondence: a conditional move answers the expected reply at once', { 
   const moves = await b.page.$$eval('.moves__move[data-ply]', (els) => els.map((e) => e.textContent));
   assert.equal(moves[2], 'g1-g3');
   await a.page.waitForFunction(() => !(document.querySelector('#conditional-lines')?.textContent ?? '').includes('g1-g3'));
-  for (const p of [a, b]) {
-    assert.deepEqual(p.errors, []);
-    await p.context.close();
-  }
+  await done([a, b]);
 });
 
 test('a player who leaves: the opponent sees the countdown, then claims the game', { skip, timeout: 150000 }, async () => {
-  const a = await player();
-  const b = await player();
-  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc: '1+0' });
-  await go(b.page, path);
-  await b.page.click('#join');
+  const { a, b } = await friendPair('1+0');
   await playAny(a.page);
   await waitPlies(b.page, 1);
   await playAny(b.page);
