@@ -361,6 +361,7 @@ impl Owner {
             self.feed.refresh(self.snapshot());
         }
         self.refresh_summary();
+        self.tell_players();
         self.maybe_ai();
         loop {
             if self.is_over() {
@@ -759,6 +760,7 @@ impl Owner {
         self.played.sync(next.moves());
         self.session = Some(next);
         self.publish_change(before);
+        self.tell_players();
         self.refresh_summary();
         self.maybe_ai();
     }
@@ -804,6 +806,7 @@ impl Owner {
             })?;
         self.record.status = GameStatus::Aborted;
         self.feed.reset(self.snapshot());
+        self.tell_players();
         self.refresh_summary();
         Ok(())
     }
@@ -909,6 +912,7 @@ impl Owner {
         self.played = PlayedList::of(session.moves());
         self.session = Some(session);
         self.feed.reset(self.snapshot());
+        self.tell_players();
         self.refresh_summary();
         self.maybe_ai();
         Ok(side)
@@ -1000,6 +1004,11 @@ impl Owner {
             rev,
             self.commands.clone(),
         );
+    }
+
+    /// The players' own sockets get the game as just published (live/people.rs).
+    fn tell_players(&self) {
+        super::people::game_changed(&self.state, &self.feed.snapshot());
     }
 
     /// What the live list shows of this game (nothing until both seats are taken or
