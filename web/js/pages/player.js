@@ -69,9 +69,9 @@ export async function render(main, [name]) {
 
   main.append(
     h('section', { class: 'card stack' },
-      h('h1', null, profile.name,
+      h('h1', null, profile.name),
+      h('p', { class: 'muted small' }, t('profile.since', { date: formatDate(profile.created_at) }),
         profile.online ? h('span', { class: 'online-badge', dataset: { online: 'true' } }, t('profile.online')) : null),
-      h('p', { class: 'muted small' }, t('profile.since', { date: formatDate(profile.created_at) })),
       ratings,
       ...charts),
     h('div', { class: 'grid-2' },
