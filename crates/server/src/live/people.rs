@@ -270,38 +270,40 @@ impl People {
         lock(&self.online).contains_key(id)
     }
 
-    /// Sends `game` to the sockets of the players in `seats`: one serialisation, and to
-    /// each player the same text with their side put in.
-    pub fn publish(&self, seats: &[SeatRecord; 2], game: &MyGame) {
-        let by_key = lock(&self.by_key);
-        // Nobody of this game listens: nothing to write.
-        let listening = seats
-            .iter()
-            .any(|seat| seat_keys(seat).any(|key| by_key.contains_key(key)));
-        if !listening {
-            return;
-        }
-        let body = to_text(game);
-        let mut sent: Vec<u64> = Vec::new();
-        for (seat, side) in seats.iter().zip(Player::BOTH) {
-            let mut text: Option<Arc<str>> = None;
-            for key in seat_keys(seat) {
-                for slot in by_key.get(key).into_iter().flatten() {
-                    if sent.contains(&slot.id) {
-                        continue;
-                    }
-                    sent.push(slot.id);
-                    let text = text.get_or_insert_with(|| with_side(&body, side));
-                    if slot
-                        .sender
-                        .try_send(Personal::Text(Arc::clone(text)))
-                        .is_err()
-                    {
-                        // Full (a socket that does not read) or closing: it is sent the
-                        // whole list when it reads again.
-                        slot.behind.store(true, Ordering::Release);
+    /// Sends the game `make` builds to the sockets of the players in `seats`: built and
+    /// serialised once (only when one of them listens), and to each player the same
+    /// text with their side put in. The hub's lock is held only to find the sockets.
+    pub fn publish(&self, seats: &[SeatRecord; 2], make: impl FnOnce() -> MyGame) {
+        let mut targets: Vec<(Player, u64, mpsc::Sender<Personal>, Arc<AtomicBool>)> = Vec::new();
+        {
+            let by_key = lock(&self.by_key);
+            for (seat, side) in seats.iter().zip(Player::BOTH) {
+                for key in seat_keys(seat) {
+                    for slot in by_key.get(key).into_iter().flatten() {
+                        // A socket under both its user and guest id gets one copy.
+                        if !targets.iter().any(|(_, id, _, _)| *id == slot.id) {
+                            targets.push((
+                                side,
+                                slot.id,
+                                slot.sender.clone(),
+                                Arc::clone(&slot.behind),
+                            ));
+                        }
                     }
                 }
+            }
+        }
+        if targets.is_empty() {
+            return;
+        }
+        let body = to_text(&make());
+        let mut texts: [Option<Arc<str>>; 2] = [None, None];
+        for (side, _, sender, behind) in targets {
+            let text = texts[side.index()].get_or_insert_with(|| with_side(&body, side));
+            if sender.try_send(Personal::Text(Arc::clone(text))).is_err() {
+                // Full (a socket that does not read) or closing: it is sent the whole
+                // list when it reads again.
+                behind.store(true, Ordering::Release);
             }
         }
     }
@@ -329,7 +331,7 @@ fn with_side(body: &str, side: Player) -> Arc<str> {
 /// get the game as it is now.
 pub(crate) fn game_changed(state: &AppState, snapshot: &Snapshot) {
     let people = state.live.people();
-    people.publish(&snapshot.seats, &MyGame::of(snapshot, Timestamp::now()));
+    people.publish(&snapshot.seats, || MyGame::of(snapshot, Timestamp::now()));
 }
 
 /// The games `ident` plays that are not over, from the store's list and each game's
@@ -423,10 +425,9 @@ mod tests {
         let mut a = people.join(&ident(Some("ua"), None)).unwrap();
         let mut b = people.join(&ident(None, Some("gb"))).unwrap();
         let mut other = people.join(&ident(Some("uc"), None)).unwrap();
-        people.publish(
-            &[seat(Some("ua"), None), seat(None, Some("gb"))],
-            &game(Some(Player::Second)),
-        );
+        people.publish(&[seat(Some("ua"), None), seat(None, Some("gb"))], || {
+            game(Some(Player::Second))
+        });
         let to_a: serde_json::Value = serde_json::from_str(&text(&mut a).unwrap()).unwrap();
         let to_b: serde_json::Value = serde_json::from_str(&text(&mut b).unwrap()).unwrap();
         assert_eq!(to_a["t"], "my_game");
@@ -464,13 +465,21 @@ mod tests {
         let people = People::new();
         let mut both = people.join(&ident(Some("u"), Some("g"))).unwrap();
         // A game the guest began and the user since adopted: the seat names both.
-        people.publish(
-            &[seat(Some("u"), Some("g")), seat(Some("x"), None)],
-            &game(None),
-        );
+        people.publish(&[seat(Some("u"), Some("g")), seat(Some("x"), None)], || {
+            game(None)
+        });
         assert!(text(&mut both).is_some());
         assert_eq!(text(&mut both), None);
         assert_eq!(people.online_count(), 1, "one person");
+    }
+
+    #[test]
+    fn nothing_is_built_for_a_game_nobody_listens_to() {
+        let people = People::new();
+        let _other = people.join(&ident(Some("someone"), None)).unwrap();
+        people.publish(&[seat(Some("u"), None), seat(Some("v"), None)], || {
+            panic!("built for nobody")
+        });
     }
 
     #[test]
@@ -478,7 +487,9 @@ mod tests {
         let people = People::new();
         let mut slow = people.join(&ident(Some("u"), None)).unwrap();
         for _ in 0..QUEUE + 5 {
-            people.publish(&[seat(Some("u"), None), seat(Some("v"), None)], &game(None));
+            people.publish(&[seat(Some("u"), None), seat(Some("v"), None)], || {
+                game(None)
+            });
         }
         assert!(slow.take_behind());
         assert!(!slow.take_behind(), "cleared once read");
