@@ -14,6 +14,9 @@ step "install Chromium (Debian) and the npm packages (typescript, playwright-cor
 if ! command -v chromium >/dev/null; then
     apt-get update -q && apt-get install -y -q chromium || fail "cannot install chromium"
 fi
+# The rating list's browser test seeds its database with the sqlite3 shell.
+command -v sqlite3 >/dev/null || { apt-get update -q && apt-get install -y -q sqlite3; } \
+    || fail "cannot install sqlite3"
 command -v npm >/dev/null || { apt-get update -q && apt-get install -y -q nodejs npm; } \
     || fail "cannot install node and npm"
 npm ci --no-audit --no-fund --loglevel=error || fail "npm ci"

@@ -117,6 +117,10 @@ export const api = {
   signoutEverywhere: () => request('POST', '/api/account/signout-everywhere'),
   /** @param {string} current @param {string} next */
   changePassword: (current, next) => request('POST', '/api/account/password', { current_password: current, new_password: next }),
+  /** @param {GameKind} kind @param {number} [page] @returns {Promise<import('./types.js').RatingList>} */
+  ratings: (kind, page = 1) => request('GET', `/api/ratings${query({ game: kind, page })}`),
+  /** @returns {Promise<{games: import('./types.js').MyGame[], your_turn: number}>} */
+  myGames: () => request('GET', '/api/me/games'),
   /** @param {string} name @returns {Promise<import('./types.js').Profile>} */
   player: (name) => request('GET', `/api/players/${encodeURIComponent(name)}`),
   /**

@@ -3,6 +3,7 @@ import { initI18n, LANGUAGES, lang, setLang, onLangChange, translateStatic, t } 
 import { route, captureLinks } from './router.js';
 import { api } from './api.js';
 import { h } from './ui.js';
+import { followMe, drawMyGamesLink } from './mine.js';
 
 /** @typedef {import('./types.js').WhoAmI} WhoAmI */
 
@@ -10,6 +11,16 @@ import { h } from './ui.js';
 let me = null;
 /** @type {Set<(me: WhoAmI | null) => void>} */
 const meListeners = new Set();
+/** Who the socket on the player's games was opened for. */
+let followed = '';
+
+/** Opens the socket on the player's games again when who the visitor is changed. */
+function follow() {
+  const key = me ? `${me.kind}:${'name' in me ? me.name : ''}` : '';
+  if (key === followed) return;
+  followed = key;
+  followMe(me);
+}
 
 /** Who the visitor is (null until the server answered). */
 export function whoami() {
@@ -27,6 +38,7 @@ export async function refreshMe() {
     me = null;
   }
   drawAccount();
+  follow();
   for (const fn of meListeners) fn(me);
   return me;
 }
@@ -39,6 +51,7 @@ export async function ensurePlayer() {
   if (!me || me.kind === 'anonymous') {
     me = await api.guest();
     drawAccount();
+    follow();
   }
   return me;
 }
@@ -64,6 +77,7 @@ async function start() {
     select.value = lang();
     translateStatic(document);
     drawAccount();
+    drawMyGamesLink();
     void route(main);
   });
   captureLinks(document.body);

@@ -31,7 +31,8 @@ export class Lobby {
     this.live = 0;
     /** Whether the first snapshot has come. */
     this.ready = false;
-    this.socket = new Socket('/ws/lobby', {
+    // The lobby only: the player's own games come on the app's own socket (mine.js).
+    this.socket = new Socket('/ws/lobby?feed=lobby', {
       onMessage: (/** @type {LobbySocketMessage} */ msg) => this.apply(msg),
     });
   }

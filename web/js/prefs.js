@@ -6,11 +6,15 @@
  *   side in your games, or always the first or the second player's
  * @property {boolean} sound move sounds
  * @property {boolean} coordinates file and rank names around the board
+ * @property {boolean} notices notices in the page when one of the player's games needs
+ *   them (their move, an offer, an end)
+ * @property {boolean} desktop the same as the browser's notifications, while the tab is
+ *   in the background (once the browser allows them)
  */
 
 const KEY = 'kingstable.prefs';
 /** @type {Prefs} */
-const DEFAULTS = { orientation: 'mine', sound: true, coordinates: true };
+const DEFAULTS = { orientation: 'mine', sound: true, coordinates: true, notices: true, desktop: false };
 
 /** @returns {Prefs} */
 export function prefs() {

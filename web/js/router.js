@@ -17,6 +17,8 @@ const ROUTES = [
   [/^\/game\/([A-Za-z0-9_-]+)\/?$/, './pages/game.js', '/'],
   [/^\/watch\/?$/, './pages/watch.js', '/watch'],
   [/^\/archive\/?$/, './pages/archive.js', '/archive'],
+  [/^\/players\/?$/, './pages/players.js', '/players'],
+  [/^\/my-games\/?$/, './pages/mygames.js', ''],
   [/^\/analysis\/?$/, './pages/analysis.js', '/analysis'],
   [/^\/player\/([^/]+)\/?$/, './pages/player.js', ''],
   [/^\/rules(?:\/([a-z]+))?\/?$/, './pages/rules.js', '/rules'],

@@ -187,11 +187,35 @@
  */
 
 /**
+ * One of the player's games not yet over (`GET /api/me/games`, the lobby socket's
+ * `my_games` and `my_game`): it waits for the player when `to_move` is `you`.
+ * @typedef {object} MyGame
+ * @property {string} id
+ * @property {GameKind} kind
+ * @property {Side} you the player's side
+ * @property {GameStatus} status `finished` or `aborted` only in the last `my_game` of it
+ * @property {PlayerInfo[]} players
+ * @property {string} time_control
+ * @property {boolean} rated
+ * @property {Side | null} to_move null unless ongoing
+ * @property {Clocks | null} clocks the time left when the message was made
+ * @property {Side | null} draw_offer
+ * @property {Side | null} takeback_request
+ * @property {GameResult | null} result
+ * @property {number} plies
+ */
+
+/**
+ * The player's own games on `/ws/lobby` (all of them with `?feed=me`).
+ * @typedef {{t: "my_games", games: MyGame[]} | {t: "my_game", game: MyGame} | {t: "pong"}} MySocketMessage
+ */
+
+/**
  * What the server sends on `/ws/lobby`.
  * @typedef {{t: "snapshot", v: number, games: LiveGame[], live: number, challenges: Challenge[]} |
  *   {t: "changes", v: number, games_added: LiveGame[], games_changed: LiveGameChange[], games_removed: string[],
  *    live: number, challenges_added: Challenge[], challenges_removed: string[]} |
- *   {t: "challenge_accepted", challenge: string, game: string} | {t: "pong"}} LobbySocketMessage
+ *   {t: "challenge_accepted", challenge: string, game: string} | MySocketMessage} LobbySocketMessage
  */
 
 /** @typedef {{cp: number} | {win_in: number} | {loss_in: number}} Score */
@@ -237,6 +261,7 @@ export {};
  * @property {number} wins
  * @property {number} losses
  * @property {number} draws
+ * @property {number | null} [rank] the place in the game's rating list (null while provisional)
  */
 
 /** @typedef {{kind: GameKind, game_id: string, rating: number, deviation: number, recorded_at: number}} RatingPoint */
@@ -248,9 +273,30 @@ export {};
  * @property {string} name
  * @property {number} created_at
  * @property {RatingRecord[]} ratings
+ * @property {boolean} [online] whether they have a page of the site open now
  * @property {RatingPoint[]} rating_history
  * @property {OpponentRecord[]} opponents
  * @property {GameSummary[]} recent_games
  */
 
 /** @typedef {{games: GameSummary[], page: number, pages: number}} ArchivePage */
+
+/**
+ * A player of the rating list.
+ * @typedef {object} Standing
+ * @property {number} rank
+ * @property {string} name
+ * @property {number} rating
+ * @property {number} deviation
+ * @property {number} games
+ * @property {number} wins
+ * @property {number} losses
+ * @property {number} draws
+ * @property {number} last_active ms since the Unix epoch
+ * @property {boolean} online
+ */
+
+/**
+ * `GET /api/ratings`: a page of one game's rating list, and how many are online.
+ * @typedef {{game: GameKind, players: Standing[], page: number, pages: number, total: number, online: number}} RatingList
+ */

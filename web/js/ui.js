@@ -180,12 +180,27 @@ export function timeControlText(tc) {
   return tc;
 }
 
+/** The page's title as last set. */
+let pageTitle = 'Kingstable';
+/** Writes the title to the tab (the player's games put their count in front). */
+let titleWriter = (/** @type {string} */ title) => { document.title = title; };
+
 /**
  * Sets the page title.
  * @param {string} title
  */
 export function setTitle(title) {
-  document.title = title ? `${title} · Kingstable` : 'Kingstable';
+  pageTitle = title ? `${title} · Kingstable` : 'Kingstable';
+  titleWriter(pageTitle);
+}
+
+/**
+ * Takes over writing the tab's title (given the page's), and writes it now.
+ * @param {(title: string) => void} writer
+ */
+export function setTitleWriter(writer) {
+  titleWriter = writer;
+  writer(pageTitle);
 }
 
 /**

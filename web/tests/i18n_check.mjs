@@ -63,7 +63,7 @@ for (const key of keys) {
   if (key.endsWith('_one') && !keys.has(base)) problems.push(`${key} has no ${base}`);
 }
 for (const key of used) {
-  if (/^(reason|game|side|piece|board|common|nav|home|play|watch|archive|analysis|profile|account|settings|result|clock|lobby|error|time|rules|level)\./.test(key) && !keys.has(key)) {
+  if (/^(reason|game|side|piece|board|common|nav|home|play|watch|archive|analysis|profile|account|settings|result|clock|lobby|error|time|rules|level|mine|players)\./.test(key) && !keys.has(key)) {
     problems.push(`code uses ${key}, which no language has`);
   }
 }

@@ -26,7 +26,8 @@ export async function render(main, [name]) {
       h('div', { class: 'stat__label' }, gameName(r.kind)),
       h('div', { class: 'stat__value' }, `${Math.round(r.rating)}${r.provisional ? '?' : ''}`),
       h('div', { class: 'small muted' }, `±${Math.round(r.deviation)} · ${t('profile.record', { wins: r.wins, losses: r.losses, draws: r.draws })}`),
-      r.provisional ? h('div', { class: 'small muted' }, t('profile.provisional')) : null)))
+      r.provisional ? h('div', { class: 'small muted' }, t('profile.provisional')) : null,
+      r.rank ? h('a', { class: 'small profile__rank', href: `/players?game=${r.kind}` }, t('profile.rank', { rank: r.rank })) : null)))
     : h('p', { class: 'empty' }, t('profile.no_ratings'));
 
   const charts = profile.ratings.map((r) => {
@@ -69,7 +70,8 @@ export async function render(main, [name]) {
   main.append(
     h('section', { class: 'card stack' },
       h('h1', null, profile.name),
-      h('p', { class: 'muted small' }, t('profile.since', { date: formatDate(profile.created_at) })),
+      h('p', { class: 'muted small' }, t('profile.since', { date: formatDate(profile.created_at) }),
+        profile.online ? h('span', { class: 'online-badge', dataset: { online: 'true' } }, t('profile.online')) : null),
       ratings,
       ...charts),
     h('div', { class: 'grid-2' },

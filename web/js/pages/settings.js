@@ -1,11 +1,49 @@
-// Settings: language, board orientation, sounds, coordinates; the account (password,
-// signing out) for those signed in.
+// Settings: language, board orientation, sounds, coordinates, notices and desktop
+// notifications; the account (password, signing out) for those signed in.
 import { h, errorNotice, setTitle, toast } from '../ui.js';
 import { t, LANGUAGES, lang, setLang } from '../i18n.js';
 import { api } from '../api.js';
 import { prefs, savePrefs } from '../prefs.js';
 import { refreshMe, whoami } from '../app.js';
 import { navigate } from '../router.js';
+
+/**
+ * The switches for notices about the player's games: in the page, and on the desktop
+ * (the browser's permission is asked only when the player turns them on, never on its
+ * own).
+ */
+export function desktopControl() {
+  const p = prefs();
+  const status = h('p', { class: 'small muted', 'aria-live': 'polite', id: 's-desktop-status' });
+  const supported = 'Notification' in window;
+  const permission = () => (supported ? Notification.permission : 'denied');
+  const desktop = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: 's-desktop', checked: p.desktop && permission() === 'granted', disabled: !supported }));
+  function say() {
+    if (!supported) status.textContent = t('mine.desktop_unsupported');
+    else if (permission() === 'denied') status.textContent = t('mine.desktop_denied');
+    else if (desktop.checked) status.textContent = t('mine.desktop_on');
+    else status.textContent = t('mine.desktop_off');
+  }
+  desktop.addEventListener('change', async () => {
+    if (desktop.checked && permission() === 'default') {
+      // Asked here, on the player's click, and nowhere else.
+      try {
+        await Notification.requestPermission();
+      } catch {
+        // An old browser without the promise form: treated as not allowed.
+      }
+    }
+    if (desktop.checked && permission() !== 'granted') desktop.checked = false;
+    savePrefs({ desktop: desktop.checked });
+    say();
+  });
+  say();
+  const notices = h('input', { type: 'checkbox', id: 's-notices', checked: p.notices, onchange: (/** @type {Event} */ e) => { savePrefs({ notices: /** @type {HTMLInputElement} */ (e.target).checked }); toast(t('settings.saved')); } });
+  return h('div', { class: 'stack' },
+    h('label', { class: 'check' }, notices, ` ${t('mine.notices')}`),
+    h('label', { class: 'check' }, desktop, ` ${t('mine.desktop')}`),
+    status);
+}
 
 /** @param {HTMLElement} main */
 export async function render(main) {
@@ -33,7 +71,8 @@ export async function render(main) {
     h('div', { class: 'field' }, h('label', { for: 's-lang' }, t('settings.language')), language),
     h('div', { class: 'field' }, h('span', { class: 'label', id: 's-orientation-label' }, t('settings.orientation')), orientation),
     toggle('sound', t('settings.sound')),
-    toggle('coordinates', t('settings.coordinates'))));
+    toggle('coordinates', t('settings.coordinates'))),
+  h('section', { class: 'card form-card stack' }, h('h2', null, t('mine.notifications')), desktopControl()));
 
   const me = whoami() ?? (await refreshMe());
   if (me && me.kind === 'user') {

@@ -9,8 +9,10 @@ mod conditional;
 mod game_socket;
 mod games;
 mod lobby_socket;
+mod me;
 mod ops;
 mod players;
+mod standings;
 pub mod views;
 
 use axum::body::Bytes;
@@ -45,6 +47,8 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("POST", "/api/account/signout-everywhere"),
     ("POST", "/api/account/password"),
     ("GET", "/api/players/{name}"),
+    ("GET", "/api/me/games"),
+    ("GET", "/api/ratings"),
     ("POST", "/api/games"),
     ("GET", "/api/games"),
     ("GET", "/api/games/{id}"),
@@ -82,6 +86,8 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/account/password", post(account::change_password))
         .route("/api/players/{name}", get(players::profile))
+        .route("/api/me/games", get(me::games))
+        .route("/api/ratings", get(standings::list))
         .route("/api/games", post(games::create).get(games::list))
         .route("/api/games/{id}", get(games::get))
         .route("/api/games/{id}/join", post(games::join))

@@ -15,10 +15,21 @@ use crate::store::{OpponentRecord, RatingHistoryPoint, RatingRecord};
 pub struct ProfileView {
     name: String,
     created_at: i64,
-    ratings: Vec<RatingRecord>,
+    ratings: Vec<RatedView>,
+    /// Whether they have a socket open now.
+    online: bool,
     rating_history: Vec<RatingHistoryPoint>,
     opponents: Vec<OpponentRecord>,
     recent_games: Vec<GameSummary>,
+}
+
+/// A rating with the player's place in that game's rating list (`None` while
+/// provisional).
+#[derive(Serialize)]
+pub struct RatedView {
+    #[serde(flatten)]
+    record: RatingRecord,
+    rank: Option<i64>,
 }
 
 /// `GET /api/players/{name}`: ratings per game, rating history, record against each
@@ -32,10 +43,20 @@ pub async fn profile(
         .profile(&name)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no player named {name}")))?;
+    let mut ratings = Vec::with_capacity(profile.ratings.len());
+    for record in profile.ratings {
+        let rank = if record.provisional {
+            None
+        } else {
+            state.store.rank_of(&profile.user.id, record.kind).await?
+        };
+        ratings.push(RatedView { record, rank });
+    }
     Ok(Json(ProfileView {
+        online: state.live.people().is_online(&profile.user.id),
         name: profile.user.username,
         created_at: profile.user.created_at,
-        ratings: profile.ratings,
+        ratings,
         rating_history: profile.history,
         opponents: profile.opponents,
         recent_games: profile.recent_games.iter().map(GameSummary::from).collect(),

@@ -349,7 +349,14 @@ impl ServerMessage {
 
 impl LobbyMessage {
     /// The tag (`"t"`) of every message of the lobby socket, for the documentation test.
-    pub const TAGS: [&'static str; 4] = ["snapshot", "changes", "challenge_accepted", "pong"];
+    pub const TAGS: [&'static str; 6] = [
+        "snapshot",
+        "changes",
+        "challenge_accepted",
+        "my_games",
+        "my_game",
+        "pong",
+    ];
 }
 
 /// What each player may do now (an AI's side, and an open seat, may do nothing).
@@ -673,6 +680,18 @@ pub enum LobbyMessage {
         challenge: String,
         /// The game it became.
         game: String,
+    },
+    /// To a player's own sockets: the games they play that are not over (on connecting,
+    /// and to a socket that fell behind).
+    MyGames {
+        /// As `GET /api/me/games` orders them.
+        games: Vec<super::people::Mine>,
+    },
+    /// To a player's own sockets: one of their games as it is after a change (written
+    /// once per change and side by [`super::people::People::publish`]).
+    MyGame {
+        /// The game, with the receiver's side.
+        game: super::people::Mine,
     },
     /// The answer to `{"t":"ping"}`.
     Pong,

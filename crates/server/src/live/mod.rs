@@ -17,6 +17,7 @@ pub mod lifecycle;
 pub mod lobby;
 pub mod messages;
 mod owner;
+pub mod people;
 pub mod stored;
 
 use std::collections::HashMap;
@@ -40,6 +41,7 @@ pub use messages::{
     GameStatusView, GameView, LiveGame, LobbyMessage, PlayedList, PlayedView, PlayerInfo, Refusal,
     ServerMessage, SocketError,
 };
+pub use people::People;
 
 use crate::auth::Viewer;
 use crate::state::AppState;
@@ -178,6 +180,7 @@ pub struct Handle {
 pub struct Live {
     games: Mutex<HashMap<String, Handle>>,
     lobby: Arc<Lobby>,
+    people: Arc<People>,
 }
 
 impl Default for Live {
@@ -185,6 +188,7 @@ impl Default for Live {
         Live {
             games: Mutex::default(),
             lobby: Lobby::new(),
+            people: People::new(),
         }
     }
 }
@@ -232,6 +236,12 @@ impl Live {
     #[must_use]
     pub fn lobby(&self) -> &Lobby {
         &self.lobby
+    }
+
+    /// Each player's own channel (their games as they change), and who is online.
+    #[must_use]
+    pub fn people(&self) -> &Arc<People> {
+        &self.people
     }
 }
 

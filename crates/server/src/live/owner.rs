@@ -379,6 +379,7 @@ impl Owner {
         }
         self.load_conditional().await;
         self.refresh_summary();
+        self.tell_players();
         self.maybe_ai();
         loop {
             if self.is_over() {
@@ -973,6 +974,7 @@ impl Owner {
         self.played.sync(next.moves());
         self.session = Some(next);
         self.publish_change(before);
+        self.tell_players();
         self.refresh_summary();
         self.maybe_ai();
     }
@@ -1018,6 +1020,7 @@ impl Owner {
             })?;
         self.record.status = GameStatus::Aborted;
         self.feed.reset(self.snapshot());
+        self.tell_players();
         self.refresh_summary();
         Ok(())
     }
@@ -1123,6 +1126,7 @@ impl Owner {
         self.played = PlayedList::of(session.moves());
         self.session = Some(session);
         self.feed.reset(self.snapshot());
+        self.tell_players();
         self.refresh_summary();
         self.maybe_ai();
         Ok(side)
@@ -1214,6 +1218,11 @@ impl Owner {
             rev,
             self.commands.clone(),
         );
+    }
+
+    /// The players' own sockets get the game as just published (live/people.rs).
+    fn tell_players(&self) {
+        super::people::game_changed(&self.state, &self.feed.snapshot());
     }
 
     /// What the live list shows of this game (nothing until both seats are taken or

@@ -17,6 +17,7 @@ mod lifecycle;
 mod players;
 mod ratings;
 mod reviews;
+mod standings;
 mod users;
 mod writer;
 
@@ -41,6 +42,7 @@ pub use games::{
 pub use players::{OpponentRecord, Profile};
 pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};
 pub use reviews::StoredReview;
+pub use standings::Standing;
 pub use users::{Guest, User};
 
 use crate::config::{Backend, DatabaseUrl, SqliteSync};
@@ -72,6 +74,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         6,
         "import key",
         include_str!("../../migrations/0006_import_key.sql"),
+    ),
+    (
+        8,
+        "standings",
+        include_str!("../../migrations/0008_standings.sql"),
     ),
     (
         9,

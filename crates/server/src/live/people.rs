@@ -1,0 +1,554 @@
+//! Each player's own channel: the games they play, as they change, sent only to their
+//! sockets. A game's owner publishes one [`MyGame`] per change (serialised once, with no
+//! reader in it); the hub routes it to the sockets of that game's players — looked up by
+//! their user and guest ids, so a change costs O(players of the game and their sockets),
+//! never O(all sockets). Each socket has a small bounded queue: a socket that does not
+//! read has its queue fill, is marked behind, and is sent the whole list again when it
+//! reads; the owner never waits for it.
+//!
+//! The hub also knows who is online now: the people (users and guests) with at least one
+//! socket registered, counted in memory. Registrations are bounded per person
+//! ([`SOCKETS_PER_PERSON`]) and, through the connection caps, in all.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use game::{GameKind, Outcome, Player};
+use serde::Serialize;
+use session::Timestamp;
+use tokio::sync::mpsc;
+
+use super::feed::{Snapshot, to_text};
+use super::messages::{ClocksView, GameStatusView, LobbyMessage, PlayerInfo};
+use super::{Ident, lock};
+use crate::state::AppState;
+use crate::store::{SeatRecord, StoreError};
+
+/// How many sockets one person (a user or a guest) may have on their own channel.
+pub const SOCKETS_PER_PERSON: usize = 16;
+/// How many messages a socket's queue holds before it is marked behind.
+pub const QUEUE: usize = 16;
+/// The most games one player's list shows (the longest-waiting on their move first).
+pub const MY_GAMES_MAX: i64 = 200;
+
+/// One game of a player's list, as the game's owner publishes it after each change. The
+/// same text goes to both players: the receiver's side is added around it (`you`).
+#[derive(Clone, Debug, Serialize)]
+pub struct MyGame {
+    /// The game.
+    pub id: String,
+    /// Which game.
+    pub kind: GameKind,
+    /// `waiting` (a seat open), `ongoing`, `finished` or `aborted`: the last message
+    /// about a game says it is over.
+    pub status: GameStatusView,
+    /// Both players, first first.
+    pub players: Vec<PlayerInfo>,
+    /// The time control (`5+3`, `3d`, `untimed`).
+    pub time_control: String,
+    /// Whether it is rated.
+    pub rated: bool,
+    /// Whose move it is (`None` unless the game is being played).
+    pub to_move: Option<Player>,
+    /// The clocks when the message was made (`None` untimed, or before a seat is taken).
+    pub clocks: Option<ClocksView>,
+    /// Who offers a draw.
+    pub draw_offer: Option<Player>,
+    /// Who asks to take a move back.
+    pub takeback_request: Option<Player>,
+    /// The result once finished.
+    pub result: Option<Outcome>,
+    /// Moves played.
+    pub plies: usize,
+}
+
+impl MyGame {
+    /// The game as `snapshot` shows it, with the clocks at `now`.
+    #[must_use]
+    pub fn of(snapshot: &Snapshot, now: Timestamp) -> MyGame {
+        let view = &snapshot.view;
+        let ongoing = view.status == GameStatusView::Ongoing;
+        MyGame {
+            id: view.id.clone(),
+            kind: view.kind,
+            status: view.status,
+            players: view.players.clone(),
+            time_control: view.time_control.clone(),
+            rated: view.rated,
+            to_move: ongoing.then_some(view.board.to_move),
+            clocks: snapshot.clocks_at(now).or(view.clocks),
+            draw_offer: view.draw_offer,
+            takeback_request: view.takeback_request,
+            result: view.result,
+            plies: view.moves.len(),
+        }
+    }
+
+    /// Whether it waits for `side` to move.
+    #[must_use]
+    pub fn waits_for(&self, side: Player) -> bool {
+        self.to_move == Some(side)
+    }
+
+    /// The time `side` has left (`u64::MAX` untimed): for ordering the list.
+    fn time_left(&self, side: Player) -> u64 {
+        self.clocks.as_ref().map_or(u64::MAX, |c| match side {
+            Player::First => c.first_ms,
+            Player::Second => c.second_ms,
+        })
+    }
+}
+
+/// A player's game with their side in it, as listed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mine {
+    /// The receiver's side.
+    pub you: Player,
+    /// The game.
+    #[serde(flatten)]
+    pub game: MyGame,
+}
+
+/// Orders a player's games: those waiting for their move first (least time left first),
+/// then the others (ongoing before waiting for a second player), newest activity first
+/// as the store gave them.
+pub fn order(games: &mut [Mine]) {
+    games.sort_by_key(|m| {
+        let yours = m.game.waits_for(m.you);
+        let waiting = m.game.status == GameStatusView::Waiting;
+        (
+            !yours,
+            waiting,
+            if yours { m.game.time_left(m.you) } else { 0 },
+        )
+    });
+}
+
+/// What the hub sends one socket.
+#[derive(Debug)]
+pub enum Personal {
+    /// A `my_game` message.
+    Text(Arc<str>),
+}
+
+struct Slot {
+    id: u64,
+    sender: mpsc::Sender<Personal>,
+    behind: Arc<AtomicBool>,
+}
+
+/// The per-person channel of this server.
+#[derive(Default)]
+pub struct People {
+    /// Sockets by user id and by guest id (a socket of a signed-in player who was a guest
+    /// is under both).
+    by_key: Mutex<HashMap<String, Vec<Slot>>>,
+    /// Sockets per person (their user id, else guest id): who is online.
+    online: Mutex<HashMap<String, usize>>,
+    next_id: AtomicU64,
+}
+
+impl std::fmt::Debug for People {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("People")
+            .field("online", &self.online_count())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A socket's place on its person's channel; dropping it takes the socket off.
+pub struct Subscription {
+    people: Arc<People>,
+    id: u64,
+    keys: Vec<String>,
+    person: String,
+    /// Messages for this socket.
+    pub receiver: mpsc::Receiver<Personal>,
+    behind: Arc<AtomicBool>,
+}
+
+impl Subscription {
+    /// Whether messages were dropped because the queue was full (and clears it): the
+    /// socket sends the whole list again.
+    pub fn take_behind(&self) -> bool {
+        self.behind.swap(false, Ordering::AcqRel)
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.people.leave(self.id, &self.keys, &self.person);
+    }
+}
+
+/// Why a socket cannot join its person's channel.
+#[derive(Debug, PartialEq, Eq)]
+pub enum JoinError {
+    /// Nobody: anonymous visitors have no games.
+    Anonymous,
+    /// The person has [`SOCKETS_PER_PERSON`] already.
+    Full,
+}
+
+impl People {
+    /// An empty hub.
+    #[must_use]
+    pub fn new() -> Arc<People> {
+        Arc::new(People::default())
+    }
+
+    /// Registers a socket of `ident`.
+    ///
+    /// # Errors
+    /// `Anonymous` for nobody; `Full` when they have [`SOCKETS_PER_PERSON`] sockets.
+    pub fn join(self: &Arc<Self>, ident: &Ident) -> Result<Subscription, JoinError> {
+        let person = ident.key().ok_or(JoinError::Anonymous)?.to_owned();
+        let keys: Vec<String> = ident
+            .user
+            .iter()
+            .chain(ident.guest.iter())
+            .cloned()
+            .collect();
+        let (sender, receiver) = mpsc::channel(QUEUE);
+        let behind = Arc::new(AtomicBool::new(false));
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut online = lock(&self.online);
+            let count = online.entry(person.clone()).or_default();
+            if *count >= SOCKETS_PER_PERSON {
+                return Err(JoinError::Full);
+            }
+            *count += 1;
+            let mut by_key = lock(&self.by_key);
+            for key in &keys {
+                by_key.entry(key.clone()).or_default().push(Slot {
+                    id,
+                    sender: sender.clone(),
+                    behind: Arc::clone(&behind),
+                });
+            }
+        }
+        Ok(Subscription {
+            people: Arc::clone(self),
+            id,
+            keys,
+            person,
+            receiver,
+            behind,
+        })
+    }
+
+    fn leave(&self, id: u64, keys: &[String], person: &str) {
+        let mut online = lock(&self.online);
+        if let Some(count) = online.get_mut(person) {
+            *count -= 1;
+            if *count == 0 {
+                online.remove(person);
+            }
+        }
+        let mut by_key = lock(&self.by_key);
+        for key in keys {
+            if let Some(slots) = by_key.get_mut(key) {
+                slots.retain(|s| s.id != id);
+                if slots.is_empty() {
+                    by_key.remove(key);
+                }
+            }
+        }
+    }
+
+    /// How many people (users and guests) have a socket open now.
+    #[must_use]
+    pub fn online_count(&self) -> usize {
+        lock(&self.online).len()
+    }
+
+    /// Whether the user or guest with this id has a socket open now.
+    #[must_use]
+    pub fn is_online(&self, id: &str) -> bool {
+        lock(&self.online).contains_key(id)
+    }
+
+    /// Sends the game `make` builds to the sockets of the players in `seats`: built and
+    /// serialised once (only when one of them listens), and to each player the same
+    /// text with their side put in. The hub's lock is held only to find the sockets.
+    pub fn publish(&self, seats: &[SeatRecord; 2], make: impl FnOnce() -> MyGame) {
+        let mut targets: Vec<(Player, u64, mpsc::Sender<Personal>, Arc<AtomicBool>)> = Vec::new();
+        {
+            let by_key = lock(&self.by_key);
+            for (seat, side) in seats.iter().zip(Player::BOTH) {
+                for key in seat_keys(seat) {
+                    for slot in by_key.get(key).into_iter().flatten() {
+                        // A socket under both its user and guest id gets one copy.
+                        if !targets.iter().any(|(_, id, _, _)| *id == slot.id) {
+                            targets.push((
+                                side,
+                                slot.id,
+                                slot.sender.clone(),
+                                Arc::clone(&slot.behind),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if targets.is_empty() {
+            return;
+        }
+        let body = to_text(&make());
+        let mut texts: [Option<Arc<str>>; 2] = [None, None];
+        for (side, _, sender, behind) in targets {
+            let text = texts[side.index()].get_or_insert_with(|| with_side(&body, side));
+            if sender.try_send(Personal::Text(Arc::clone(text))).is_err() {
+                // Full (a socket that does not read) or closing: it is sent the whole
+                // list when it reads again.
+                behind.store(true, Ordering::Release);
+            }
+        }
+    }
+}
+
+fn seat_keys(seat: &SeatRecord) -> impl Iterator<Item = &str> {
+    seat.user_id
+        .iter()
+        .chain(seat.guest_id.iter())
+        .map(String::as_str)
+}
+
+/// `{"t":"my_game","game":{…,"you":"first"}}` around a serialised [`MyGame`]: the
+/// [`LobbyMessage::MyGame`] of that game and side, without writing the game again.
+fn with_side(body: &str, side: Player) -> Arc<str> {
+    let inner = body.strip_suffix('}').unwrap_or(body);
+    let you = match side {
+        Player::First => "first",
+        Player::Second => "second",
+    };
+    format!(r#"{{"t":"my_game","game":{inner},"you":"{you}"}}}}"#).into()
+}
+
+/// The game's owner calls this after each change it published: its players' sockets
+/// get the game as it is now.
+pub(crate) fn game_changed(state: &AppState, snapshot: &Snapshot) {
+    let people = state.live.people();
+    people.publish(&snapshot.seats, || MyGame::of(snapshot, Timestamp::now()));
+}
+
+/// The games `ident` plays that are not over, from the store's list and each game's
+/// latest published state, ordered by [`order`].
+///
+/// # Errors
+/// On a database failure.
+pub async fn my_games(state: &AppState, ident: &Ident) -> Result<Vec<Mine>, StoreError> {
+    if ident.is_anonymous() {
+        return Ok(Vec::new());
+    }
+    let ids = state
+        .store
+        .unfinished_games_of(ident.user.as_deref(), ident.guest.as_deref(), MY_GAMES_MAX)
+        .await?;
+    let now = Timestamp::now();
+    let mut games: Vec<Mine> = ids
+        .iter()
+        .filter_map(|id| {
+            let snapshot = state.live.handle(id)?.feed().snapshot();
+            let you = ident.side_among(&snapshot.seats)?;
+            let game = MyGame::of(&snapshot, now);
+            matches!(
+                game.status,
+                GameStatusView::Waiting | GameStatusView::Ongoing
+            )
+            .then_some(Mine { you, game })
+        })
+        .collect();
+    order(&mut games);
+    Ok(games)
+}
+
+/// The `my_games` message for `ident`, now.
+///
+/// # Errors
+/// On a database failure.
+pub async fn my_games_text(state: &AppState, ident: &Ident) -> Result<Arc<str>, StoreError> {
+    let games = my_games(state, ident).await?;
+    Ok(to_text(&LobbyMessage::MyGames { games }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seat(user: Option<&str>, guest: Option<&str>) -> SeatRecord {
+        SeatRecord {
+            user_id: user.map(str::to_owned),
+            username: None,
+            guest_id: guest.map(str::to_owned),
+            guest_name: None,
+            ai_level: None,
+        }
+    }
+
+    fn game(to_move: Option<Player>) -> MyGame {
+        MyGame {
+            id: "g1".into(),
+            kind: GameKind::Copenhagen,
+            status: GameStatusView::Ongoing,
+            players: Vec::new(),
+            time_control: "3d".into(),
+            rated: false,
+            to_move,
+            clocks: None,
+            draw_offer: None,
+            takeback_request: None,
+            result: None,
+            plies: 0,
+        }
+    }
+
+    fn ident(user: Option<&str>, guest: Option<&str>) -> Ident {
+        Ident {
+            user: user.map(str::to_owned),
+            guest: guest.map(str::to_owned),
+        }
+    }
+
+    fn text(sub: &mut Subscription) -> Option<String> {
+        match sub.receiver.try_recv() {
+            Ok(Personal::Text(text)) => Some(text.to_string()),
+            Err(_) => None,
+        }
+    }
+
+    #[test]
+    fn personal_message_goes_only_to_the_games_players_with_their_side() {
+        let people = People::new();
+        let mut a = people.join(&ident(Some("ua"), None)).unwrap();
+        let mut b = people.join(&ident(None, Some("gb"))).unwrap();
+        let mut other = people.join(&ident(Some("uc"), None)).unwrap();
+        people.publish(&[seat(Some("ua"), None), seat(None, Some("gb"))], || {
+            game(Some(Player::Second))
+        });
+        let to_a: serde_json::Value = serde_json::from_str(&text(&mut a).unwrap()).unwrap();
+        let to_b: serde_json::Value = serde_json::from_str(&text(&mut b).unwrap()).unwrap();
+        assert_eq!(to_a["t"], "my_game");
+        assert_eq!(to_a["game"]["you"], "first");
+        assert_eq!(to_b["game"]["you"], "second");
+        assert_eq!(to_b["game"]["to_move"], "second");
+        assert_eq!(text(&mut other), None, "a socket of someone else");
+        assert_eq!(people.online_count(), 3);
+    }
+
+    #[test]
+    fn the_spliced_message_is_the_typed_one() {
+        let mut one = game(Some(Player::First));
+        one.clocks = Some(ClocksView {
+            first_ms: 1,
+            second_ms: 2,
+            running: Some(Player::First),
+        });
+        for side in Player::BOTH {
+            let spliced: serde_json::Value =
+                serde_json::from_str(&with_side(&to_text(&one), side)).unwrap();
+            let typed = serde_json::to_value(LobbyMessage::MyGame {
+                game: Mine {
+                    you: side,
+                    game: one.clone(),
+                },
+            })
+            .unwrap();
+            assert_eq!(spliced, typed);
+        }
+    }
+
+    #[test]
+    fn a_socket_under_its_user_and_guest_ids_gets_one_copy() {
+        let people = People::new();
+        let mut both = people.join(&ident(Some("u"), Some("g"))).unwrap();
+        // A game the guest began and the user since adopted: the seat names both.
+        people.publish(&[seat(Some("u"), Some("g")), seat(Some("x"), None)], || {
+            game(None)
+        });
+        assert!(text(&mut both).is_some());
+        assert_eq!(text(&mut both), None);
+        assert_eq!(people.online_count(), 1, "one person");
+    }
+
+    #[test]
+    fn nothing_is_built_for_a_game_nobody_listens_to() {
+        let people = People::new();
+        let _other = people.join(&ident(Some("someone"), None)).unwrap();
+        people.publish(&[seat(Some("u"), None), seat(Some("v"), None)], || {
+            panic!("built for nobody")
+        });
+    }
+
+    #[test]
+    fn a_socket_that_does_not_read_is_marked_behind_and_nobody_waits() {
+        let people = People::new();
+        let mut slow = people.join(&ident(Some("u"), None)).unwrap();
+        for _ in 0..QUEUE + 5 {
+            people.publish(&[seat(Some("u"), None), seat(Some("v"), None)], || {
+                game(None)
+            });
+        }
+        assert!(slow.take_behind());
+        assert!(!slow.take_behind(), "cleared once read");
+        let mut queued = 0;
+        while text(&mut slow).is_some() {
+            queued += 1;
+        }
+        assert_eq!(queued, QUEUE);
+    }
+
+    #[test]
+    fn sockets_per_person_are_bounded_and_given_back() {
+        let people = People::new();
+        let me = ident(Some("u"), None);
+        let subs: Vec<_> = (0..SOCKETS_PER_PERSON)
+            .map(|_| people.join(&me).unwrap())
+            .collect();
+        assert_eq!(people.join(&me).err(), Some(JoinError::Full));
+        assert_eq!(
+            people.join(&Ident::default()).err(),
+            Some(JoinError::Anonymous)
+        );
+        assert!(people.is_online("u"));
+        drop(subs);
+        assert!(!people.is_online("u"));
+        assert_eq!(people.online_count(), 0);
+        assert!(lock(&people.by_key).is_empty());
+        assert!(people.join(&me).is_ok());
+    }
+
+    #[test]
+    fn the_list_puts_games_waiting_for_you_first_least_time_left_first() {
+        let clocks = |first_ms, second_ms| {
+            Some(ClocksView {
+                first_ms,
+                second_ms,
+                running: None,
+            })
+        };
+        let mut theirs = game(Some(Player::Second));
+        theirs.id = "theirs".into();
+        let mut yours_slow = game(Some(Player::First));
+        yours_slow.id = "slow".into();
+        yours_slow.clocks = clocks(90_000, 1);
+        let mut yours_fast = game(Some(Player::First));
+        yours_fast.id = "fast".into();
+        yours_fast.clocks = clocks(5_000, 1);
+        let mut waiting = game(None);
+        waiting.id = "waiting".into();
+        waiting.status = GameStatusView::Waiting;
+        let mut list: Vec<Mine> = [waiting, theirs, yours_slow, yours_fast]
+            .into_iter()
+            .map(|game| Mine {
+                you: Player::First,
+                game,
+            })
+            .collect();
+        order(&mut list);
+        let ids: Vec<&str> = list.iter().map(|m| m.game.id.as_str()).collect();
+        assert_eq!(ids, ["fast", "slow", "theirs", "waiting"]);
+    }
+}

@@ -1,0 +1,200 @@
+// A place players come back to (issue 21), end to end against a real `kingstable serve`
+// on 127.0.0.1: the header's count of games waiting for the player and the tab's title
+// follow the opponent's move live on another page, with a notice; the My games page
+// lists the game first and keeps up; the rating list of each game, with ranks, and a
+// player's rank on their page (docs/API.md).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable } from './support.mjs';
+
+/** @typedef {import('playwright-core').Page} Page */
+
+const bin = await kingstableBinary();
+let server = bin ? await startKingstable(bin) : null;
+let ready = false;
+if (server) {
+  const answer = await fetch(`${server.origin}/api/ratings?game=copenhagen`);
+  ready = answer.status === 200;
+  if (!ready && process.env.KINGSTABLE_REQUIRE_SERVER === '1') {
+    throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but kingstable serve has no rating list (GET /api/ratings)');
+  }
+  if (!ready) {
+    await server.stop();
+    server = null;
+  }
+}
+const skip = !bin
+  ? 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)'
+  : !ready ? 'kingstable serve has no rating list yet (GET /api/ratings)' : false;
+
+/** @type {import('playwright-core').Browser | null} */
+let browser = null;
+
+before(async () => {
+  if (!skip) browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
+
+/** @param {{width: number, height: number}} [viewport] */
+async function player(viewport = DESKTOP) {
+  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const context = await b.newContext({ viewport, hasTouch: viewport === PHONE });
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return { context, page, errors };
+}
+
+/**
+ * @param {Page} page
+ * @param {string} path
+ */
+async function go(page, path) {
+  await page.goto(`${origin()}${path}`);
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+/**
+ * Plays some legal move by clicking.
+ * @param {Page} page
+ */
+async function playAny(page) {
+  await page.waitForSelector('.kt-board[data-interactive="true"] .kt-piece--movable', { timeout: 30000 });
+  const from = await page.locator('.kt-piece--movable').first().getAttribute('data-square');
+  await page.click(`.kt-sq[data-square="${from}"]`);
+  const to = await page.locator('.kt-dest').first().getAttribute('data-square');
+  await page.click(`.kt-sq[data-square="${to}"]`);
+  const choice = page.locator('.kt-picker__choice');
+  if (await choice.count()) await choice.first().click();
+}
+
+/** @param {Page} page */
+const headerCount = (page) => page.locator('#my-games').getAttribute('data-count');
+
+test('the header count and the tab title follow the opponent’s move live', { skip, timeout: 120000 }, async () => {
+  const a = await player();
+  const b = await player(PHONE);
+  // A makes a correspondence game by link and plays the second side: B moves first.
+  await go(a.page, '/');
+  await a.page.click('#tab-friend');
+  await a.page.click('label[for="kind-copenhagen"]');
+  await a.page.click('label[for="side-second"]');
+  await a.page.selectOption('#time-control', '3d');
+  await a.page.click('#play-button');
+  await a.page.waitForSelector('#friend-link');
+  const path = new URL(await a.page.inputValue('#friend-link')).pathname;
+  // A guest now: the header's link to their games shows, with nothing waiting.
+  await a.page.waitForSelector('#my-games:not([hidden])');
+  assert.equal(await headerCount(a.page), '0');
+
+  await go(b.page, path);
+  await b.page.click('#join');
+  await b.page.waitForSelector('.kt-board[data-interactive="true"]');
+  // B's move is waited for: B's header says so on the game page itself.
+  await b.page.waitForFunction(() => document.querySelector('#my-games')?.getAttribute('data-count') === '1');
+  assert.match(await b.page.title(), /^\(1\) /);
+
+  // A reads the rules meanwhile, on another page of the site.
+  await go(a.page, '/rules');
+  await a.page.waitForSelector('#my-games:not([hidden])');
+  assert.equal(await headerCount(a.page), '0');
+  assert.doesNotMatch(await a.page.title(), /^\(/);
+
+  await playAny(b.page);
+  // Without a reload, A's header and tab say it is A's move, and a notice offers the game.
+  await a.page.waitForFunction(() => document.querySelector('#my-games')?.getAttribute('data-count') === '1', null, { timeout: 15000 });
+  await a.page.waitForFunction(() => document.title.startsWith('(1) '));
+  assert.equal(await a.page.locator('#my-games .my-games__count').textContent(), '1');
+  const notice = a.page.locator(`.toast--game[data-game="${path.split('/').pop()}"]`);
+  await notice.waitFor();
+  assert.match(await notice.textContent() ?? '', /your move/i);
+  await shot(a.page, 'mygames-notice-desktop');
+  // B's count went back to 0.
+  await b.page.waitForFunction(() => document.querySelector('#my-games')?.getAttribute('data-count') === '0');
+  assert.doesNotMatch(await b.page.title(), /^\(/);
+
+  // The My games page lists it first, as A's move, with A's time left.
+  await a.page.click('#my-games');
+  await a.page.waitForSelector('.my-games__row[data-yours="true"]');
+  const row = a.page.locator('.my-games__row').first();
+  assert.equal(await row.getAttribute('data-game'), path.split('/').pop());
+  assert.match(await row.locator('.my-games__clock').textContent() ?? '', /\d/);
+  await shot(a.page, 'mygames-list-desktop');
+  await go(b.page, '/my-games');
+  await b.page.waitForSelector('.my-games__row[data-yours="false"]');
+  await shot(b.page, 'mygames-list-phone');
+
+  // A answers from the game page: the list on B's page turns to B's move, live.
+  await go(a.page, path);
+  await playAny(a.page);
+  await b.page.waitForSelector('.my-games__row[data-yours="true"]', { timeout: 15000 });
+  await b.page.waitForFunction(() => document.title.startsWith('(1) '));
+
+  // In Italian the count's words follow.
+  await b.page.selectOption('#lang', 'it');
+  await b.page.waitForFunction(() => (document.querySelector('#my-games')?.getAttribute('aria-label') ?? '').includes('mossa'));
+  for (const p of [a, b]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
+
+/**
+ * Seeds the server's database with established Copenhagen ratings (three players) and
+ * one provisional, with the server stopped, then starts it again on the same file.
+ */
+async function seedRatings() {
+  const s = /** @type {NonNullable<typeof server>} */ (server);
+  await s.stop();
+  const now = Date.now();
+  const rows = [
+    ['u-ana', 'ana', 1812.5, 70.2, 40, 30, 6, 4],
+    ['u-bob', 'bob', 1650.1, 80.4, 35, 20, 10, 5],
+    ['u-cyd', 'cyd', 1590.0, 95.0, 22, 10, 10, 2],
+    ['u-dag', 'dag', 1900.0, 250.0, 2, 2, 0, 0],
+  ];
+  const sql = rows.map(([id, name, rating, deviation, games, wins, losses, draws]) =>
+    `INSERT INTO users (id, username, username_key, password_hash, created_at) VALUES ('${id}', '${name}', '${name}', 'x', ${now});` +
+    `INSERT INTO ratings (user_id, kind, rating, deviation, volatility, games, wins, losses, draws, revision, updated_at) ` +
+    `VALUES ('${id}', 'copenhagen', ${rating}, ${deviation}, 0.06, ${games}, ${wins}, ${losses}, ${draws}, 1, ${now});`).join('\n');
+  execFileSync('sqlite3', [join(s.dir, 'kingstable.db')], { input: sql });
+  server = await startKingstable(/** @type {string} */ (bin), { port: s.port, dir: s.dir });
+}
+
+test('the rating list ranks established players, and a profile shows the rank', { skip, timeout: 120000 }, async () => {
+  await seedRatings();
+  const a = await player(PHONE);
+  await go(a.page, '/');
+  // The nav leads to the list (Copenhagen first).
+  await a.page.click('.site-nav a[href="/players"]');
+  await a.page.waitForSelector('.players tbody tr');
+  const names = await a.page.$$eval('.players tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player')));
+  assert.deepEqual(names, ['ana', 'bob', 'cyd'], 'provisional dag is not listed');
+  assert.match(await a.page.locator('.players tbody tr').first().textContent() ?? '', /#1.*ana.*1813/s);
+  assert.match(await a.page.locator('#players-online').textContent() ?? '', /\d/);
+  await shot(a.page, 'players-phone');
+  // Another game: nobody established there.
+  await a.page.click('#players-fetlar');
+  await a.page.waitForSelector('.card .empty');
+  assert.match(new URL(a.page.url()).search, /game=fetlar/);
+  // A player's page says their rank, linked to the list.
+  await go(a.page, '/player/bob');
+  const rank = a.page.locator('.profile__rank');
+  assert.match(await rank.textContent() ?? '', /#2/);
+  await shot(a.page, 'player-rank-phone');
+  await a.page.setViewportSize(DESKTOP);
+  await go(a.page, '/players?game=copenhagen');
+  await a.page.waitForSelector('.players tbody tr');
+  await shot(a.page, 'players-desktop');
+  assert.deepEqual(a.errors, []);
+  await a.context.close();
+});
