@@ -17,12 +17,12 @@ mod smtp;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use lettre::message::Mailbox;
 use lettre::message::header::ContentType;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use lettre::message::Mailbox;
 pub use smtp::{SmtpUrl, SmtpUrlError};
 
 /// The most messages waiting to be sent; more are refused (and logged) until the worker
