@@ -80,8 +80,8 @@ pub struct ServeArgs {
     /// this machine), smtp://HOST:PORT?tls=required (STARTTLS), smtps://HOST:PORT (TLS);
     /// a user and password may be written smtp://USER:PASSWORD@HOST. Without it the site
     /// sends no mail and says so. Needs --mail-from. See docs/OPERATIONS.md.
-    #[arg(long, env = "KINGSTABLE_SMTP", hide_env_values = true)]
-    pub smtp: Option<server::mail::SmtpUrl>,
+    #[arg(long, env = "KINGSTABLE_SMTP", hide_env_values = true, value_parser = checked::<server::mail::SmtpUrl>)]
+    pub smtp: Option<String>,
     /// The SMTP user, if the server wants one (instead of writing it in --smtp).
     #[arg(long, env = "KINGSTABLE_SMTP_USER", requires = "smtp")]
     pub smtp_user: Option<String>,
@@ -96,8 +96,8 @@ pub struct ServeArgs {
     pub smtp_password: Option<String>,
     /// The sender of the site's mail: an address, optionally with a name
     /// ("Kingstable <noreply@tafl.example.org>").
-    #[arg(long, env = "KINGSTABLE_MAIL_FROM", requires = "smtp")]
-    pub mail_from: Option<server::mail::Mailbox>,
+    #[arg(long, env = "KINGSTABLE_MAIL_FROM", requires = "smtp", value_parser = checked::<server::mail::Mailbox>)]
+    pub mail_from: Option<String>,
     /// How often to look for correspondence games to remind players of (1s to 1h): a
     /// clock warning goes out at most this late.
     #[arg(long, env = "KINGSTABLE_MAIL_REMINDER_INTERVAL", default_value = "10m", value_parser = parse_duration)]
@@ -127,7 +127,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
             anyhow::bail!("--smtp needs --mail-from (the address the site's mail comes from)")
         }
         (Some(smtp), Some(from)) => {
+            let from: server::mail::Mailbox = from
+                .parse()
+                .map_err(|e| anyhow::anyhow!("--mail-from: {e}"))?;
             let smtp = smtp
+                .parse::<server::mail::SmtpUrl>()
+                .map_err(|e| anyhow::anyhow!("--smtp: {e}"))?
                 .with_credentials(args.smtp_user, args.smtp_password)
                 .context("--smtp-user and --smtp-password")?;
             let (low, high) = server::mail::reminders::INTERVAL_BOUNDS;
@@ -173,6 +178,16 @@ pub fn run(args: ServeArgs) -> Result<()> {
         );
     })
     .context("kingstable serve")
+}
+
+/// Text that parses as `T` (kept as text: the parsed values are large), for clap.
+fn checked<T: std::str::FromStr>(text: &str) -> Result<String, String>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse::<T>()
+        .map(|_| text.to_owned())
+        .map_err(|e| e.to_string())
 }
 
 /// A count of at least 1.
