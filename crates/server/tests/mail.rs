@@ -34,6 +34,11 @@ struct Sink {
 impl Sink {
     /// Starts the sink, or `None` (after saying so) when aiosmtpd is not installed.
     fn start() -> Option<Sink> {
+        Sink::start_on(0)
+    }
+
+    /// Starts the sink on `port` (0: one the system picks).
+    fn start_on(port: u16) -> Option<Sink> {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/smtp/sink.py");
         let available = Command::new("python3")
             .args(["-c", "import aiosmtpd"])
@@ -55,6 +60,7 @@ impl Sink {
         }
         let mut child = Command::new("python3")
             .arg(script)
+            .arg(port.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -597,6 +603,67 @@ async fn digests_and_clock_warnings_come_at_most_once(db: Database) {
     server.stop().await;
 }
 both!(reminders_once, digests_and_clock_warnings_come_at_most_once);
+
+/// An SMTP server that is down costs no request any time, and the message goes once it
+/// is back: the worker tries again after a pause.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_waits_for_the_smtp_server_to_come_back() {
+    // A port nobody listens on yet (the sink takes it later).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let db = Database::fresh(common::Db::Sqlite).await.expect("sqlite");
+    let mut config = test_config(&db);
+    config.mail = Some(MailConfig::new(
+        format!("smtp://127.0.0.1:{port}").parse().unwrap(),
+        "noreply@kingstable.test".parse().unwrap(),
+    ));
+    let server = TestServer::start(config).await;
+    let mut ragnar = server.client();
+    ragnar.sign_up("ragnar", "long password").await;
+    let added = ragnar
+        .post(
+            "/api/account/email",
+            json!({"address": "ragnar@example.org", "password": "long password"}),
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::ACCEPTED, "{}", added.text);
+    // The first try has failed or is failing; the request was answered all the same.
+    let Some(mut sink) = Sink::start_on(port) else {
+        return;
+    };
+    let message = sink.next().await;
+    assert_to(&message, "ragnar@example.org");
+    assert!(link_token(&message, "confirm").len() == 43);
+    server.stop().await;
+}
+
+/// The queue is bounded: past [`server::mail::QUEUE`] messages waiting, one more is
+/// refused at once rather than waited for.
+#[test]
+fn the_mail_queue_refuses_what_it_cannot_hold() {
+    let mailer = server::mail::Mailer::new(
+        MailConfig::new(
+            "smtp://127.0.0.1:9".parse().unwrap(),
+            "noreply@kingstable.test".parse().unwrap(),
+        ),
+        "http://127.0.0.1:8080/",
+    );
+    assert_eq!(mailer.base_url(), "http://127.0.0.1:8080");
+    let message = server::mail::Outgoing {
+        to: "ragnar@example.org".parse().unwrap(),
+        subject: "s".into(),
+        body: "b".into(),
+        kind: "test",
+    };
+    // No worker: nothing leaves the queue.
+    for _ in 0..server::mail::QUEUE {
+        assert!(mailer.send(message.clone()));
+    }
+    assert!(!mailer.send(message));
+}
 
 /// Without `--smtp`: the site says e-mail is off and sends nothing; accounts work.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,6 +13,8 @@ export async function render(main) {
   const token = new URLSearchParams(location.search).get('token') ?? '';
   try {
     const done = await api.confirmEmail(token);
+    // The used link leaves the address bar and the history.
+    history.replaceState(null, '', '/confirm');
     status.replaceChildren(h('p', { class: 'notice notice--good', id: 'confirm-done' },
       t('confirm.done', { name: done.user.name, address: done.address })));
   } catch (error) {

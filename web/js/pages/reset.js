@@ -67,6 +67,8 @@ function setNew(card, token) {
     button.disabled = true;
     try {
       await api.reset(token, password.value);
+      // The used link leaves the address bar and the history.
+      history.replaceState(null, '', '/reset');
       await refreshMe();
       form.replaceWith(h('div', { class: 'stack' },
         h('p', { class: 'notice notice--good', id: 'reset-done' }, t('reset.done')),

@@ -1,6 +1,7 @@
 """A real SMTP server on loopback for the mail tests (aiosmtpd).
 
-Listens on 127.0.0.1 on a port the system chooses, prints `PORT <n>` on the first line of
+Listens on 127.0.0.1 on the port given as its argument, else on one the system chooses;
+prints `PORT <n>` on the first line of
 standard output, then one JSON line per message received: the envelope sender and
 recipients, and the message's From, To and Subject headers and its text (decoded).
 Stops when its standard input closes (the test ended), so it never outlives the test.
@@ -34,7 +35,8 @@ class Sink:
 
 async def main():
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: SMTP(Sink(), hostname="sink.test"), "127.0.0.1", 0)
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    server = await loop.create_server(lambda: SMTP(Sink(), hostname="sink.test"), "127.0.0.1", port)
     port = server.sockets[0].getsockname()[1]
     print(f"PORT {port}", flush=True)
     # Standard input closing is the sign to stop.
