@@ -132,7 +132,9 @@ pub async fn scan(state: &AppState, mailer: &Mailer, now: i64) -> Result<ScanRep
                 }
             }
         }
-        if recipient.digest
+        // Today's digest already sent: no need to ask the database (a write) again.
+        let due = recipient.digest && recipient.digest_day.is_none_or(|day| day < day_of(now));
+        if due
             && state
                 .store
                 .claim_digest(&recipient.user_id, day_of(now))

@@ -53,6 +53,8 @@ pub struct Recipient {
     pub digest: bool,
     /// Wants clock warnings.
     pub clock_warning: bool,
+    /// The day of the last digest sent ([`day_of`]), if any.
+    pub digest_day: Option<i64>,
 }
 
 /// A day number (UTC days since the Unix epoch) of a time in milliseconds.
@@ -372,7 +374,8 @@ impl Store {
         for chunk in user_ids.chunks(200) {
             let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
             let sql = format!(
-                "SELECT id, username, email, mail_digest, mail_clock_warning FROM users \
+                "SELECT id, username, email, mail_digest, mail_clock_warning, mail_digest_day \
+                 FROM users \
                  WHERE email IS NOT NULL AND (mail_digest <> 0 OR mail_clock_warning <> 0) \
                  AND id IN ({})",
                 placeholders.join(", ")
@@ -388,6 +391,7 @@ impl Store {
                     email: row.try_get(2)?,
                     digest: row.try_get::<i64, _>(3)? != 0,
                     clock_warning: row.try_get::<i64, _>(4)? != 0,
+                    digest_day: row.try_get(5)?,
                 });
             }
         }
