@@ -92,6 +92,10 @@ export const api = {
   join: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/join`),
   /** @param {string} id @returns {Promise<{id?: string}>} */
   rematch: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/rematch`),
+  /** The caller's conditional moves. @param {string} id @returns {Promise<{lines: string[][]}>} */
+  conditional: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/conditional`),
+  /** @param {string} id @param {string[][]} lines @returns {Promise<{lines: string[][]}>} */
+  setConditional: (id, lines) => request('PUT', `/api/games/${encodeURIComponent(id)}/conditional`, { lines }),
   /** @param {number} [page] @returns {Promise<import('./types.js').LivePage>} */
   liveGames: (page = 1) => request('GET', `/api/games?status=live&page=${page}`),
   /** @param {{kind: GameKind, time_control: string, side: Side | "random", rated: boolean}} c @returns {Promise<{id: string}>} */

@@ -68,7 +68,7 @@
 /**
  * What a player may send now: the tag of the client message that does it.
  * @typedef {"abort" | "resign" | "draw_offer" | "draw_accept" | "draw_decline" |
- *   "takeback" | "takeback_accept" | "takeback_decline" | "rematch"} ActionName
+ *   "takeback" | "takeback_accept" | "takeback_decline" | "give_time" | "rematch"} ActionName
  */
 
 /** What each player may do now (the server says; the page shows it). @typedef {{first: ActionName[], second: ActionName[]}} Actions */
@@ -157,6 +157,7 @@
  *   {type: "takeback_requested" | "takeback_declined" | "draw_offered" | "draw_declined", by: Side} |
  *   {type: "aborted", by: Side, reason?: "asked" | "no_first_move" | "abandoned"} |
  *   {type: "resumed", paused_ms: number, clocks: unknown} |
+ *   {type: "time_given", by: Side, ms: number, clocks: unknown} |
  *   {type: "taken_back", by: Side, plies: number, clocks: unknown} |
  *   {type: "ended", outcome: GameResult, by?: Side, clocks: unknown})} GameEvent
  */

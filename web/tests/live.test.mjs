@@ -279,6 +279,66 @@ test('a clock running out ends the game', { skip, timeout: 150000 }, async () =>
   }
 });
 
+test('between people a move is taken back by agreement, and time is given', { skip, timeout: 120000 }, async () => {
+  const a = await player();
+  const b = await player(PHONE);
+  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc: '5+3' });
+  await go(b.page, path);
+  await b.page.click('#join');
+  await playAny(a.page);
+  await waitPlies(b.page, 1);
+  await playAny(b.page);
+  await waitPlies(a.page, 2);
+  // The first asks; the page says it waits; the second sees the request and accepts.
+  await a.page.click('[data-action="takeback"]');
+  await confirm(a.page);
+  await a.page.waitForSelector('#takeback-sent');
+  assert.equal(await a.page.locator('[data-action="takeback"]').count(), 0, 'one request at a time');
+  await b.page.click('.notice .btn--primary');
+  for (const p of [a.page, b.page]) {
+    await p.waitForFunction(() => document.querySelectorAll('.moves__move[data-ply]').length === 0, null, { timeout: 10000 });
+  }
+  await a.page.waitForSelector('#takeback-sent', { state: 'detached' });
+  // The game goes on; the second gives the first 15 seconds, and the first is told.
+  await playAny(a.page);
+  await waitPlies(b.page, 1);
+  await b.page.click('[data-action="give_time"]');
+  await a.page.waitForSelector('.toast');
+  assert.match(await a.page.locator('.toast').last().textContent() ?? '', /15 seconds/);
+  await shot(b.page, 'live-give-time-phone');
+  for (const p of [a, b]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
+
+test('correspondence: a conditional move answers the expected reply at once', { skip, timeout: 120000 }, async () => {
+  const a = await player();
+  const b = await player(PHONE);
+  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc: '3d' });
+  await go(b.page, path);
+  await b.page.click('#join');
+  await play(a.page, 'd1-d3');
+  await waitPlies(b.page, 1);
+  // The attackers wait: if the defenders play e5-e2, answer g1-g3.
+  await a.page.click('#conditional summary');
+  await a.page.fill('#conditional-input', 'e5-e2 g1-g3');
+  await a.page.click('#conditional-save');
+  await a.page.waitForFunction(() => (document.querySelector('#conditional-lines')?.textContent ?? '').includes('g1-g3'));
+  await shot(a.page, 'live-conditional-desktop');
+  // The defenders cannot enter any on their own move; they play the expected reply.
+  assert.equal(await b.page.locator('#conditional-save[disabled]').count(), 1);
+  await play(b.page, 'e5-e2');
+  for (const p of [a.page, b.page]) await waitPlies(p, 3);
+  const moves = await b.page.$$eval('.moves__move[data-ply]', (els) => els.map((e) => e.textContent));
+  assert.equal(moves[2], 'g1-g3');
+  await a.page.waitForFunction(() => !(document.querySelector('#conditional-lines')?.textContent ?? '').includes('g1-g3'));
+  for (const p of [a, b]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
+
 test('a player who leaves: the opponent sees the countdown, then claims the game', { skip, timeout: 150000 }, async () => {
   const a = await player();
   const b = await player();

@@ -89,6 +89,7 @@ async fn finished_game(
                     second_clock_ms: timed,
                     played_at: finished_at - 500,
                 },
+                0,
                 || "{}".to_owned(),
             )
             .await

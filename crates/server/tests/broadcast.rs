@@ -123,7 +123,7 @@ async fn every_spectator_gets_the_same_text_once_per_change() {
     assert_eq!(state["game"]["you"], "first");
     assert_eq!(
         state["game"]["actions"]["first"],
-        json!(["resign", "abort", "draw_offer"]),
+        json!(["resign", "abort", "draw_offer", "give_time"]),
         "{state}"
     );
     until(&mut second, "state").await;
@@ -179,7 +179,7 @@ async fn every_spectator_gets_the_same_text_once_per_change() {
     // After both have... only the first has moved: the second may still abort.
     assert_eq!(
         to_first["actions"]["second"],
-        json!(["resign", "abort", "draw_offer"])
+        json!(["resign", "abort", "draw_offer", "give_time"])
     );
     for socket in &mut spectators {
         let (_, text) = until(socket, "events").await;

@@ -671,7 +671,7 @@ async fn moves_and_state_survive_a_restart(db: Database) {
     // No moves before both seats are taken.
     assert!(
         store
-            .append_move(&game.id, &mv(1, "F2-F4"), || "{}".to_owned())
+            .append_move(&game.id, &mv(1, "F2-F4"), 0, || "{}".to_owned())
             .await
             .is_err()
     );
@@ -687,11 +687,13 @@ async fn moves_and_state_survive_a_restart(db: Database) {
             .is_err()
     );
     store
-        .append_move(&game.id, &mv(1, "F2-F4"), || "{\"revision\":1}".to_owned())
+        .append_move(&game.id, &mv(1, "F2-F4"), 0, || {
+            "{\"revision\":1}".to_owned()
+        })
         .await
         .unwrap();
     store
-        .append_move(&game.id, &mv(2, "F15-F13"), || {
+        .append_move(&game.id, &mv(2, "F15-F13"), 0, || {
             "{\"revision\":2}".to_owned()
         })
         .await
@@ -699,18 +701,22 @@ async fn moves_and_state_survive_a_restart(db: Database) {
     // A ply out of order is refused and changes nothing.
     assert!(
         store
-            .append_move(&game.id, &mv(2, "G2-G4"), || "{\"revision\":9}".to_owned())
+            .append_move(&game.id, &mv(2, "G2-G4"), 0, || "{\"revision\":9}"
+                .to_owned())
             .await
             .is_err()
     );
     assert!(
         store
-            .append_move(&game.id, &mv(4, "G2-G4"), || "{\"revision\":9}".to_owned())
+            .append_move(&game.id, &mv(4, "G2-G4"), 0, || "{\"revision\":9}"
+                .to_owned())
             .await
             .is_err()
     );
     store
-        .append_move(&game.id, &mv(3, "G2-G4"), || "{\"revision\":3}".to_owned())
+        .append_move(&game.id, &mv(3, "G2-G4"), 0, || {
+            "{\"revision\":3}".to_owned()
+        })
         .await
         .unwrap();
     store

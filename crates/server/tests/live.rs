@@ -738,8 +738,10 @@ async fn refusals_change_nothing(db: Database) {
             .unwrap();
         assert_eq!(first.until("error").await["code"], "bad_message", "{junk}");
     }
-    // Takebacks are for games against the AI.
+    // Nothing to take back yet; no time to give without a clock.
     first.send(json!({"t": "takeback"})).await;
+    assert_eq!(first.until("error").await["code"], "not_allowed");
+    first.send(json!({"t": "give_time"})).await;
     assert_eq!(first.until("error").await["code"], "not_allowed");
     // Nothing changed.
     let after = first.state().await;
@@ -774,6 +776,190 @@ async fn refusals_change_nothing(db: Database) {
     server.stop().await;
 }
 both!(refusals, refusals_change_nothing);
+
+/// Between people a takeback is asked and answered (one request at a time, lapsing
+/// with the next move), and either player may give the other time; what is stored
+/// follows.
+async fn takebacks_by_agreement_and_time_given_between_people(db: Database) {
+    let server = start(&db).await;
+    let (mut a, mut b) = (server.client(), server.client());
+    let id = friend_game(&mut a, &mut b, "copenhagen", "5+3").await;
+    let (mut players, mut spectator) = seated(&server, &a, &b, &id).await;
+    let moves = copenhagen_moves(3);
+    play_through(&mut players, &mut spectator, &moves[..2]).await;
+    let actions = |events: &Value, side: &str| events["actions"][side].clone();
+
+    // The first asks; the second may accept or decline, the first may not ask again.
+    players[0].send(json!({"t": "takeback"})).await;
+    let asked = players[1].until("events").await;
+    assert_eq!(asked["events"][0]["type"], "takeback_requested", "{asked}");
+    assert_eq!(asked["takeback_request"], "first");
+    let second = actions(&asked, "second");
+    assert!(
+        second
+            .as_array()
+            .unwrap()
+            .contains(&json!("takeback_accept")),
+        "{asked}"
+    );
+    assert!(
+        !actions(&asked, "first")
+            .as_array()
+            .unwrap()
+            .contains(&json!("takeback"))
+    );
+    players[0].until("events").await;
+    players[0].send(json!({"t": "takeback"})).await;
+    assert_eq!(players[0].until("error").await["code"], "not_allowed");
+    players[1].send(json!({"t": "takeback_decline"})).await;
+    let declined = players[0].until("events").await;
+    assert_eq!(
+        declined["events"][0]["type"], "takeback_declined",
+        "{declined}"
+    );
+    assert_eq!(declined["takeback_request"], Value::Null);
+    players[1].until("events").await;
+
+    // Asked again and accepted: the first's move and the second's reply go back.
+    players[0].send(json!({"t": "takeback"})).await;
+    players[1].until("events").await;
+    players[0].until("events").await;
+    players[1].send(json!({"t": "takeback_accept"})).await;
+    let taken = players[0].until("events").await;
+    assert_eq!(taken["events"][0]["type"], "taken_back", "{taken}");
+    assert_eq!(taken["events"][0]["plies"], 2);
+    players[1].until("events").await;
+    spectator.until("events").await;
+    spectator.until("events").await;
+    spectator.until("events").await;
+    let taken_seen = spectator.until("events").await;
+    assert_eq!(
+        taken_seen["events"][0]["type"], "taken_back",
+        "{taken_seen}"
+    );
+    let stored = a.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(stored["moves"].as_array().unwrap().len(), 0, "{stored}");
+
+    // The game goes on; a request lapses with the next move.
+    play_through(&mut players, &mut spectator, &moves[..1]).await;
+    players[0].send(json!({"t": "takeback"})).await;
+    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
+        socket.until("events").await;
+    }
+    let [_, _, seen] = play_one(&mut players, &mut spectator, 1, &moves[1]).await;
+    assert_eq!(seen["takeback_request"], Value::Null, "{seen}");
+
+    // Time given: 15 s on the opponent's clock, shown to everyone at once.
+    let before = seen["clocks"]["second_ms"].as_u64().unwrap();
+    players[0].send(json!({"t": "give_time"})).await;
+    let given = spectator.until("events").await;
+    assert_eq!(given["events"][0]["type"], "time_given", "{given}");
+    assert_eq!(given["events"][0]["by"], "first");
+    assert_eq!(given["events"][0]["ms"], 15_000);
+    assert_eq!(
+        given["clocks"]["second_ms"].as_u64().unwrap(),
+        before + 15_000
+    );
+    assert!(
+        actions(&given, "second")
+            .as_array()
+            .unwrap()
+            .contains(&json!("give_time"))
+    );
+    // Stored: a restarted view of the game has it too.
+    let view = b.get(&format!("/api/games/{id}")).await.json();
+    assert!(
+        view["clocks"]["second_ms"].as_u64().unwrap() >= before + 15_000 - 1_000,
+        "{view}"
+    );
+    server.stop().await;
+}
+both!(
+    takebacks_between_people,
+    takebacks_by_agreement_and_time_given_between_people
+);
+
+/// Conditional moves in a correspondence game: entered while the opponent is to move,
+/// private, checked; the expected reply is answered at once (also after a restart), and
+/// another reply drops the lines.
+async fn conditional_moves_answer_the_expected_reply(db: Database) {
+    let server = start(&db).await;
+    let (mut a, mut b, mut c) = (server.client(), server.client(), server.client());
+    let id = friend_game(&mut a, &mut b, "copenhagen", "3d").await;
+    let path = format!("/api/games/{id}/conditional");
+    let moves = copenhagen_moves(6);
+    {
+        let (mut players, mut spectator) = seated(&server, &a, &b, &id).await;
+        play_through(&mut players, &mut spectator, &moves[..1]).await;
+    }
+    // Not on one's own turn, not a stranger's, not a line that does not play.
+    let own_turn = b.put(&path, json!({"lines": [[moves[2], moves[3]]]})).await;
+    assert_eq!(own_turn.status, StatusCode::CONFLICT, "{}", own_turn.text);
+    let stranger = c.put(&path, json!({"lines": []})).await;
+    assert_eq!(stranger.status, StatusCode::FORBIDDEN, "{}", stranger.text);
+    let bad = a.put(&path, json!({"lines": [[moves[1], "d1-d9"]]})).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
+    assert!(bad.text.contains("line 1"), "{}", bad.text);
+    let odd = a.put(&path, json!({"lines": [[moves[1]]]})).await;
+    assert_eq!(odd.status, StatusCode::BAD_REQUEST, "{}", odd.text);
+    assert_eq!(a.get(&path).await.json()["lines"], json!([]));
+    // The first: if the reply is moves[1], answer moves[2]; then moves[3], moves[4].
+    let line = json!([[moves[1], moves[2], moves[3], moves[4]]]);
+    let set = a.put(&path, json!({ "lines": line })).await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    assert_eq!(set.json()["lines"], line);
+    assert_eq!(b.get(&path).await.json()["lines"], json!([]), "private");
+
+    // Kept through a restart.
+    server.stop().await;
+    let server = start(&db).await;
+    for client in [&mut a, &mut b] {
+        client.base.clone_from(&server.base);
+        client.origin = Some(server.base.clone());
+    }
+    let (mut players, mut spectator) = seated(&server, &a, &b, &id).await;
+    // The expected reply: the answer comes at once, and the line goes on.
+    play_one(&mut players, &mut spectator, 1, &moves[1]).await;
+    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
+        let answered = socket.until("events").await;
+        assert_eq!(answered["events"][0]["type"], "moved", "{answered}");
+        assert_eq!(
+            answered["events"][0]["move"]["text"], moves[2],
+            "{answered}"
+        );
+    }
+    assert_eq!(
+        a.get(&path).await.json()["lines"],
+        json!([[moves[3], moves[4]]])
+    );
+    // Another reply than the one expected: nothing is played, the lines go.
+    let seen = b.get(&format!("/api/games/{id}")).await.json();
+    let other = seen["legal_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_owned())
+        .find(|text| *text != moves[3])
+        .unwrap();
+    play_one(&mut players, &mut spectator, 1, &other).await;
+    assert_eq!(a.get(&path).await.json()["lines"], json!([]));
+    let view = a.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(view["moves"].as_array().unwrap().len(), 4, "{view}");
+    // Not in a live game.
+    let live = friend_game(&mut a, &mut b, "fetlar", "5+3").await;
+    let refused = b
+        .put(
+            &format!("/api/games/{live}/conditional"),
+            json!({"lines": []}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    server.stop().await;
+}
+both!(
+    conditional_moves,
+    conditional_moves_answer_the_expected_reply
+);
 
 async fn a_game_against_the_ai(db: Database) {
     let server = start(&db).await;

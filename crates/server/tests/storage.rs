@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use game::{GameKind, Player};
 use games::{AnyGame, Game};
@@ -81,24 +81,49 @@ fn next_move(session: &mut Session) -> bool {
     true
 }
 
+/// What a game's owner knows of its snapshots: how many it wrote after a move, and how
+/// many moves the last one stored holds.
+#[derive(Default)]
+struct Snapshots {
+    written: AtomicUsize,
+    ply: AtomicU32,
+}
+
+impl Snapshots {
+    /// The session was stored whole (a change that is not a move, a takeback) at `ply`.
+    fn stored_whole(&self, ply: usize) {
+        self.ply
+            .store(u32::try_from(ply).unwrap(), Ordering::Relaxed);
+    }
+
+    fn load(&self) -> usize {
+        self.written.load(Ordering::Relaxed)
+    }
+}
+
 /// Stores the session's last move as the game's owner does; returns whether a snapshot
 /// was written.
-async fn store_move(store: &Store, id: &str, session: &Session, snapshots: &AtomicUsize) -> bool {
+async fn store_move(store: &Store, id: &str, session: &Session, snapshots: &Snapshots) -> bool {
     let row = last_move_row(session).unwrap();
-    store
-        .append_move(id, &row, || {
-            snapshots.fetch_add(1, Ordering::Relaxed);
+    let ply = row.ply;
+    let written = store
+        .append_move(id, &row, snapshots.ply.load(Ordering::Relaxed), || {
+            snapshots.written.fetch_add(1, Ordering::Relaxed);
             session_json(session)
         })
         .await
-        .unwrap()
+        .unwrap();
+    if written {
+        snapshots.ply.store(ply, Ordering::Relaxed);
+    }
+    written
 }
 
 async fn a_rebuilt_session_equals_the_played_one(db: Database) {
     let store = Store::open(&db.url, 4).await.unwrap();
     for kind in [GameKind::Fetlar, GameKind::Copenhagen, GameKind::Camelot] {
         let (id, mut session) = new_game(&store, kind).await;
-        let snapshots = AtomicUsize::new(0);
+        let snapshots = Snapshots::default();
         let mut plies = 0;
         while plies < 140 && next_move(&mut session) {
             plies += 1;
@@ -111,6 +136,7 @@ async fn a_rebuilt_session_equals_the_played_one(db: Database) {
                     .save_session_state(&id, &session_json(&session), at.as_millis() as i64)
                     .await
                     .unwrap();
+                snapshots.stored_whole(plies);
             }
             if [1, 10, 31, 32, 33, 41, 63, 64, 65, 100, 127, 128, 129, 140].contains(&plies) {
                 let rebuilt = load(&store, &id).await.unwrap().unwrap();
@@ -123,7 +149,7 @@ async fn a_rebuilt_session_equals_the_played_one(db: Database) {
         assert!(plies >= 70, "{kind:?}: only {plies} plies");
         // Snapshots at 32, then 40 (the offer: not counted here), 80 (40 moves after
         // it), 160…: a few for the whole game, not one a move.
-        assert!(snapshots.load(Ordering::Relaxed) <= 3, "{kind:?}");
+        assert!(snapshots.load() <= 3, "{kind:?}");
         let moves = store.moves(&id).await.unwrap();
         assert_eq!(moves.len(), plies);
         assert!(
@@ -137,7 +163,12 @@ async fn a_rebuilt_session_equals_the_played_one(db: Database) {
         // A move for a ply already stored changes nothing.
         let mut stale = last_move_row(&session).unwrap();
         stale.text = "stale".into();
-        assert!(store.append_move(&id, &stale, String::new).await.is_err());
+        assert!(
+            store
+                .append_move(&id, &stale, 0, String::new)
+                .await
+                .is_err()
+        );
         assert_eq!(load(&store, &id).await.unwrap().unwrap(), session);
         // The ending stores the whole session: nothing left to replay.
         let at = Timestamp::from_millis(session.moves()[plies - 1].at.unwrap().as_millis() + 9);
@@ -185,12 +216,12 @@ async fn moves_of_many_games_at_once_are_each_stored(db: Database) {
             let (store, id, row) = (store.clone(), id.clone(), last_move_row(session).unwrap());
             let json = session_json(session);
             writes.push(tokio::spawn(async move {
-                store.append_move(&id, &row, || json).await
+                store.append_move(&id, &row, 0, || json).await
             }));
         }
         let stale = stale.map(|(id, row)| {
             let store = store.clone();
-            tokio::spawn(async move { store.append_move(&id, &row, String::new).await })
+            tokio::spawn(async move { store.append_move(&id, &row, 0, String::new).await })
         });
         for write in writes {
             write.await.unwrap().unwrap();
@@ -214,7 +245,7 @@ both!(
 async fn a_takeback_then_moves_reload(db: Database) {
     let store = Store::open(&db.url, 4).await.unwrap();
     let (id, mut session) = new_game(&store, GameKind::Copenhagen).await;
-    let snapshots = AtomicUsize::new(0);
+    let snapshots = Snapshots::default();
     for _ in 0..12 {
         assert!(next_move(&mut session));
         store_move(&store, &id, &session, &snapshots).await;
@@ -236,6 +267,7 @@ async fn a_takeback_then_moves_reload(db: Database) {
         .take_back(&id, 10, &session_json(&kept), T0 as i64 + 60_000)
         .await
         .unwrap();
+    snapshots.stored_whole(10);
     assert_eq!(load(&store, &id).await.unwrap().unwrap(), kept);
     for _ in 0..5 {
         assert!(next_move(&mut kept));
@@ -246,6 +278,81 @@ async fn a_takeback_then_moves_reload(db: Database) {
     store.close().await;
 }
 both!(takeback_then_moves, a_takeback_then_moves_reload);
+
+/// A move writes only its own row, so a game's row says neither how many moves it has
+/// nor when it last changed: the game as read counts its moves, and an untimed game is
+/// idle only when its last move is old as well as its row.
+async fn a_live_game_counts_its_moves_and_its_last_move_keeps_it_active(db: Database) {
+    let store = Store::open(&db.url, 4).await.unwrap();
+    let record = store
+        .create_game(
+            &NewGame {
+                kind: GameKind::Fetlar,
+                first: Seat::Ai(1),
+                second: Seat::Ai(2),
+                time_control: "untimed".into(),
+                rated: false,
+                start_position: AnyGame::start(GameKind::Fetlar).start_position_string(),
+                session_state: None,
+            },
+            T0 as i64,
+        )
+        .await
+        .unwrap();
+    let mut session = Session::new(
+        AnyGame::start(GameKind::Fetlar),
+        Options {
+            control: "untimed".parse().unwrap(),
+            takebacks: Takebacks::Never,
+            clock_start: session::ClockStart::FirstMove,
+        },
+        Timestamp::from_millis(T0),
+    );
+    store
+        .save_session_state(&record.id, &session_json(&session), T0 as i64)
+        .await
+        .unwrap();
+    let snapshots = Snapshots::default();
+    for _ in 0..5 {
+        assert!(next_move(&mut session));
+        store_move(&store, &record.id, &session, &snapshots).await;
+    }
+    let last = session.moves().last().unwrap().at.unwrap().as_millis() as i64;
+    assert!(last > T0 as i64 + 1_000);
+    assert_eq!(store.game(&record.id).await.unwrap().unwrap().plies, 5);
+    // Idle since just after the row was written, but not since the last move.
+    assert!(
+        store
+            .idle_untimed_games(T0 as i64 + 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store.idle_untimed_games(last + 1).await.unwrap(),
+        vec![record.id.clone()]
+    );
+    // The end writes the count into the row.
+    let at = Timestamp::from_millis(last as u64 + 10);
+    let outcome = session.resign(session.to_move(), at).unwrap();
+    store
+        .finish_game(
+            &record.id,
+            outcome,
+            Some(&session_json(&session)),
+            last + 10,
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.game(&record.id).await.unwrap().unwrap().plies, 5);
+    let stored = store.stored_session(&record.id).await.unwrap().unwrap();
+    assert_eq!((stored.snapshot_ply, stored.moves_after.len()), (5, 0));
+    store.close().await;
+}
+both!(
+    live_game_counts_moves,
+    a_live_game_counts_its_moves_and_its_last_move_keeps_it_active
+);
 
 /// The statements a move ran before this change, verbatim: the whole session rewritten
 /// into the game's row with every move. Run on a connection of the meter's own for the
@@ -352,7 +459,7 @@ async fn measure(db: Database, label: &str) {
     let mut meter = Meter::open(&db).await;
     for before in [true, false] {
         let (id, mut session) = new_game(&store, GameKind::Copenhagen).await;
-        let snapshots = AtomicUsize::new(0);
+        let snapshots = Snapshots::default();
         let mut snapshot_bytes = 0;
         let mut figures = Vec::new();
         let mut start = 0;
@@ -376,11 +483,7 @@ async fn measure(db: Database, label: &str) {
             if before { "before" } else { "after" },
             figures[0],
             figures[1],
-            if before {
-                160
-            } else {
-                snapshots.load(Ordering::Relaxed)
-            },
+            if before { 160 } else { snapshots.load() },
             if before { 0 } else { snapshot_bytes },
             if before { 0 } else { snapshot_bytes / 160 },
         );
@@ -441,7 +544,7 @@ async fn a_server_resumes_a_game_from_snapshot_and_moves(db: Database) {
     // Played while no server ran (as a server killed after each write would leave it):
     // 45 moves a few milliseconds apart, past the snapshot at 32, with an offer stored
     // whole at 40.
-    let snapshots = AtomicUsize::new(0);
+    let snapshots = Snapshots::default();
     let start = Timestamp::now().as_millis();
     for ply in 1..=45_u64 {
         let legal = session.legal_any_moves();
@@ -466,6 +569,7 @@ async fn a_server_resumes_a_game_from_snapshot_and_moves(db: Database) {
                 .save_session_state(&record.id, &session_json(&session), (start + ply) as i64)
                 .await
                 .unwrap();
+            snapshots.stored_whole(40);
         }
     }
     assert!(session.is_ongoing());

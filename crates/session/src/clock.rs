@@ -133,6 +133,18 @@ impl TimeControl {
         }
     }
 
+    /// The time a player may give their opponent ([`crate::Session::give_time`]): 15
+    /// seconds in a live (Fischer) game, a day in correspondence (for the turn it is
+    /// given in: every turn starts with the full time again); `None` when untimed.
+    #[must_use]
+    pub const fn gift(self) -> Option<Duration> {
+        match self {
+            TimeControl::Fischer { .. } => Some(Duration::from_secs(15)),
+            TimeControl::Correspondence { .. } => Some(Duration::from_secs(86_400)),
+            TimeControl::Untimed => None,
+        }
+    }
+
     /// How long a player may take over their first move when the clocks start with
     /// each side's first move ([`crate::ClockStart::FirstMove`]): [`FIRST_MOVE_LIMIT`] in
     /// a live (Fischer) game, or the base time if that is shorter; the days per move in
@@ -388,6 +400,14 @@ impl Clocks {
         if let Some(r) = &mut self.running {
             let paused = to.saturating_duration_since(from.max(r.since));
             r.since = r.since + paused;
+        }
+    }
+
+    /// Adds `extra` to `player`'s time left (running or not); nothing when untimed.
+    pub fn add(&mut self, player: Player, extra: Duration) {
+        if self.control.is_timed() {
+            let left = &mut self.remaining_ms[player.index()];
+            *left = left.saturating_add(millis(extra));
         }
     }
 

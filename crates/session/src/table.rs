@@ -220,6 +220,15 @@ pub enum EventKind {
         #[serde(default)]
         reason: AbortReason,
     },
+    /// `by` gave the opponent time ([`TimeControl::gift`]).
+    TimeGiven {
+        /// Who gave it.
+        by: Player,
+        /// How much, in milliseconds.
+        ms: u64,
+        /// The clocks after it.
+        clocks: Clocks,
+    },
     /// The game was suspended (the server was down) and goes on: the time it was
     /// suspended was given back to the running clock, charged to nobody.
     Resumed {
@@ -270,6 +279,9 @@ pub enum Error {
     /// Both sides have moved: the game can no longer be aborted.
     #[error("the game can no longer be aborted")]
     CannotAbort,
+    /// Time given in a game without a clock.
+    #[error("the game has no clock")]
+    Untimed,
     /// A claim before both sides have moved: the game can be aborted instead.
     #[error("nothing to claim before both sides have moved: abort the game instead")]
     NothingToClaim,
@@ -767,6 +779,30 @@ impl Session {
             },
         );
         info
+    }
+
+    // ---- Time ----
+
+    /// `by` gives the opponent more time: [`TimeControl::gift`] added to the opponent's
+    /// clock, running or not. Returns how much.
+    ///
+    /// # Errors
+    /// [`Error::GameOver`] when the game is over (a flag that has fallen first ends it),
+    /// [`Error::Untimed`] when it has no clock.
+    pub fn give_time(&mut self, by: Player, now: Timestamp) -> Result<Duration, Error> {
+        self.check_ongoing(now)?;
+        let gift = self.clocks.control().gift().ok_or(Error::Untimed)?;
+        self.clocks.add(by.other(), gift);
+        let clocks = self.clocks;
+        self.log(
+            now,
+            EventKind::TimeGiven {
+                by,
+                ms: millis(gift),
+                clocks,
+            },
+        );
+        Ok(gift)
     }
 
     // ---- Takebacks ----

@@ -730,6 +730,60 @@ fn downtime_is_given_back_to_the_side_to_move() {
     assert_eq!(s.resume(at(501), at(900)), None);
 }
 
+#[test]
+fn a_player_gives_the_opponent_time_running_or_not() {
+    let mut s = copenhagen("1+0", Takebacks::Never);
+    s.play(FIRST, "d1-d3", at(10)).unwrap();
+    // Second thinks from 10; First gives them 15 s at 20, and again while waiting.
+    let revision = s.revision();
+    assert_eq!(s.give_time(FIRST, at(20)), Ok(Duration::from_secs(15)));
+    assert_eq!(s.revision(), revision + 1);
+    assert!(matches!(
+        s.events().last().unwrap().kind,
+        EventKind::TimeGiven {
+            by: FIRST,
+            ms: 15_000,
+            ..
+        }
+    ));
+    assert_eq!(
+        s.clocks().remaining(SECOND, at(20)),
+        Some(Duration::from_secs(65))
+    );
+    // The giver's own clock is untouched; the receiver's stopped clock gets it too.
+    assert_eq!(
+        s.clocks().remaining(FIRST, at(20)),
+        Some(Duration::from_secs(50))
+    );
+    s.give_time(SECOND, at(21)).unwrap();
+    assert_eq!(
+        s.clocks().remaining(FIRST, at(21)),
+        Some(Duration::from_secs(65))
+    );
+    assert_eq!(round_trip(&s), s);
+    // The second had 65 s left at 20: still on at 84, fallen at 85; then no gift helps.
+    assert_eq!(s.check_flag(at(84)), None);
+    assert!(matches!(
+        s.give_time(FIRST, at(86)),
+        Err(Error::GameOver { outcome: Some(_) })
+    ));
+}
+
+#[test]
+fn time_is_given_a_day_in_correspondence_and_never_untimed() {
+    let mut s = copenhagen("2d", Takebacks::Never);
+    s.play(FIRST, "d1-d3", at(10)).unwrap();
+    assert_eq!(s.give_time(FIRST, at(20)), Ok(Duration::from_secs(86_400)));
+    assert_eq!(
+        s.clocks().remaining(SECOND, at(10)),
+        Some(Duration::from_secs(3 * 86_400))
+    );
+    let mut s = copenhagen("untimed", Takebacks::Never);
+    let revision = s.revision();
+    assert_eq!(s.give_time(FIRST, at(1)), Err(Error::Untimed));
+    assert_eq!(s.revision(), revision);
+}
+
 // ---- Property tests: random play, stored and loaded at random points ----
 
 #[derive(Clone, Debug)]

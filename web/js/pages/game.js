@@ -14,6 +14,7 @@ import { gameName, sideName, resultWords } from '../names.js';
 import { ensurePlayer } from '../app.js';
 import { navigate } from '../router.js';
 import { playSound } from '../sound.js';
+import { conditionalPanel } from '../conditional.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').Side} Side */
@@ -116,6 +117,17 @@ export async function render(main, [id]) {
       moveList.el,
       tools,
       watchers)));
+  /** Conditional moves: for the players of a correspondence game (DAYSd) going on. */
+  /** @type {ReturnType<typeof conditionalPanel> | null} */
+  let conditional = null;
+  function drawConditional() {
+    if (!conditional && game.you && /d$/.test(game.time_control) && game.status === 'ongoing') {
+      conditional = conditionalPanel(id, () => game);
+      watchers.before(conditional.el);
+    }
+    conditional?.refresh();
+  }
+  drawConditional();
 
   /** The player of a side, as the bars show them. */
   function playerOf(/** @type {Side} */ side) {
@@ -193,6 +205,9 @@ export async function render(main, [id]) {
         }
       }
     }
+    if (game.you && game.status === 'ongoing' && game.takeback_request === game.you) {
+      items.push(h('p', { class: 'notice', id: 'takeback-sent' }, t('play.takeback_sent')));
+    }
     if (mine().includes('takeback_accept')) {
       items.push(h('div', { class: 'notice stack' }, h('p', null, t('play.takeback_asked')),
         h('div', { class: 'btn-row' },
@@ -228,6 +243,13 @@ export async function render(main, [id]) {
     if (may.includes('resign')) buttons.push(action('resign', t('play.resign'), t('play.confirm_resign'), 'btn--danger'));
     if (may.includes('draw_offer')) buttons.push(action('draw_offer', t('play.offer_draw'), t('play.confirm_draw')));
     if (may.includes('takeback')) buttons.push(action('takeback', t('play.takeback'), t('play.confirm_takeback')));
+    if (may.includes('give_time')) {
+      // 15 seconds in a live game, a day in correspondence (DAYSd).
+      const label = /d$/.test(game.time_control) ? t('play.give_day') : t('play.give_seconds');
+      buttons.push(h('button', {
+        type: 'button', class: 'btn', dataset: { action: 'give_time' }, onclick: () => socket.send({ t: 'give_time' }),
+      }, label));
+    }
     if (may.includes('rematch')) {
       buttons.push(h('button', {
         type: 'button', class: 'btn btn--primary', id: 'rematch', onclick: async () => {
@@ -302,6 +324,8 @@ export async function render(main, [id]) {
         game.ended_by = null;
       } else if (ev.type === 'takeback_declined' && ev.by !== game.you) {
         toast(t('play.takeback_declined'));
+      } else if (ev.type === 'time_given' && game.you && ev.by !== game.you) {
+        toast(ev.ms >= 86_400_000 ? t('play.given_day') : t('play.given_seconds'));
       } else if (ev.type === 'draw_declined' && ev.by !== game.you) {
         toast(t('play.draw_declined'));
       } else if (ev.type === 'ended') {
@@ -322,6 +346,7 @@ export async function render(main, [id]) {
     game.actions = msg.actions;
     if (before !== 'finished' && game.status === 'finished' && settings.sound) playSound('end');
     drawAll();
+    drawConditional();
   }
 
   const socket = new Socket(`/ws/game/${encodeURIComponent(id)}`, {
@@ -340,6 +365,7 @@ export async function render(main, [id]) {
           // A seat taken (joining by link) turns the board to the player's side.
           if (game.you !== wasYou) board.flip(orientationFor(game.you));
           drawAll();
+          drawConditional();
           break;
         }
         case 'events':

@@ -5,6 +5,7 @@ mod account;
 mod analysis;
 mod archive;
 mod challenges;
+mod conditional;
 mod game_socket;
 mod games;
 mod lobby_socket;
@@ -58,6 +59,8 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("GET", "/api/games/{id}"),
     ("POST", "/api/games/{id}/join"),
     ("POST", "/api/games/{id}/rematch"),
+    ("GET", "/api/games/{id}/conditional"),
+    ("PUT", "/api/games/{id}/conditional"),
     ("POST", "/api/challenges"),
     ("GET", "/api/challenges"),
     ("POST", "/api/challenges/{id}/accept"),
@@ -102,6 +105,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}", get(games::get))
         .route("/api/games/{id}/join", post(games::join))
         .route("/api/games/{id}/rematch", post(games::rematch))
+        .route(
+            "/api/games/{id}/conditional",
+            get(conditional::get).put(conditional::put),
+        )
         .route(
             "/api/challenges",
             post(challenges::create).get(challenges::list),

@@ -1014,7 +1014,10 @@ mod tests {
                 .unwrap_err(),
             QuotaError::Analyses(2)
         );
+        // The first was running: it is given back once its search has stopped, when
+        // the second starts in its place.
         drop(first);
+        wait_until(&pool, |s| s.running == 1 && s.waiting == 0);
         let (c, _rc) = held_job("c", &started_tx);
         assert!(pool.submit_analysis(Work::Analysis, asker("x"), c).is_ok());
 

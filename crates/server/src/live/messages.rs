@@ -37,12 +37,16 @@ pub enum ClientMessage {
     DrawAccept,
     /// Refuse the draw offered.
     DrawDecline,
-    /// Take the last own move back (against the AI only).
+    /// Take the last own move back: at once against the AI; between people, asked of
+    /// the opponent (one request at a time).
     Takeback,
     /// Accept the opponent's takeback request.
     TakebackAccept,
     /// Refuse it.
     TakebackDecline,
+    /// Give the opponent more time: 15 seconds in a live game, a day in
+    /// correspondence.
+    GiveTime,
     /// Call the game off before both sides have moved.
     Abort,
     /// Claim the game against an opponent who left (see `absent`): a win, or a draw when
@@ -314,13 +318,15 @@ pub enum Action {
     TakebackAccept,
     /// Refuse it.
     TakebackDecline,
+    /// Give the opponent more time.
+    GiveTime,
     /// Ask for a rematch.
     Rematch,
 }
 
 impl Action {
     /// Every action, for the documentation test.
-    pub const ALL: [Action; 9] = [
+    pub const ALL: [Action; 10] = [
         Action::Abort,
         Action::Resign,
         Action::DrawOffer,
@@ -329,6 +335,7 @@ impl Action {
         Action::Takeback,
         Action::TakebackAccept,
         Action::TakebackDecline,
+        Action::GiveTime,
         Action::Rematch,
     ];
 }

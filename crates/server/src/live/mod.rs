@@ -11,6 +11,7 @@
 
 mod ai;
 pub mod challenges;
+pub mod conditional;
 pub mod feed;
 pub mod lifecycle;
 pub mod lobby;
@@ -148,6 +149,12 @@ pub(crate) enum Command {
         ident: Ident,
         counted: Option<oneshot::Sender<u64>>,
     },
+    /// A player reads (`lines` `None`) or replaces their conditional moves.
+    Conditional {
+        ident: Ident,
+        lines: Option<conditional::Lines>,
+        reply: oneshot::Sender<Result<conditional::Lines, Refusal>>,
+    },
     /// The maintenance job found the game unjoined or abandoned: end it if it still is
     /// at `now`.
     Expire { now: Timestamp },
@@ -244,7 +251,8 @@ pub enum SetupError {
     Store(#[from] StoreError),
 }
 
-/// The options of a server game: takebacks at once against the AI, never otherwise.
+/// The options of a server game: takebacks at once against the AI, by agreement
+/// between people.
 fn options_for(record: &GameRecord, control: TimeControl) -> Options {
     let vs_ai = record.first.ai_level.is_some() || record.second.ai_level.is_some();
     Options {
@@ -252,7 +260,7 @@ fn options_for(record: &GameRecord, control: TimeControl) -> Options {
         takebacks: if vs_ai {
             Takebacks::Immediate
         } else {
-            Takebacks::Never
+            Takebacks::ByAgreement
         },
         // Each side's clock starts with its own first move (docs/API.md, "How games
         // start and end").
@@ -477,6 +485,32 @@ impl Handle {
             return Err(gone());
         }
         answer.await.map_err(|_| gone())?
+    }
+
+    /// `ident`'s conditional moves in this game: read (`lines` `None`) or replaced.
+    ///
+    /// # Errors
+    /// Not a player, a game that is not a correspondence game going on with the
+    /// opponent to move, or a line that does not play.
+    pub async fn conditional(
+        &self,
+        ident: Ident,
+        lines: Option<conditional::Lines>,
+    ) -> Result<conditional::Lines, Refusal> {
+        let (reply, answer) = oneshot::channel();
+        if !self
+            .send(Command::Conditional {
+                ident,
+                lines,
+                reply,
+            })
+            .await
+        {
+            return Err(Refusal::new(SocketError::GameOver, "the game is over"));
+        }
+        answer
+            .await
+            .map_err(|_| Refusal::new(SocketError::Internal, "the game stopped"))?
     }
 
     /// Takes the open seat for `seat`.

@@ -8,6 +8,7 @@ use games::BoardView;
 use session::{Session, Status, Takebacks, Timestamp};
 use tokio::sync::mpsc;
 
+use super::conditional::{self, Conditional, Lines};
 use super::feed::{Feed, Frame, Snapshot, to_text};
 use super::lifecycle::{self, Presence, Retry};
 use super::messages::{
@@ -143,6 +144,13 @@ pub(crate) fn actions_of(
                     }
                     _ => {}
                 }
+                let opponent = record.seat(side.other());
+                if session.clocks().control().is_timed()
+                    && opponent.ai_level.is_none()
+                    && !opponent.is_open()
+                {
+                    list.push(Action::GiveTime);
+                }
             }
             Status::Finished { .. } => {
                 if rematch.is_some_and(|asked| !asked[side.index()]) {
@@ -242,6 +250,13 @@ pub(crate) struct Owner {
     session: Option<Session>,
     /// The session's moves as clients get them, kept up to date move by move.
     played: PlayedList,
+    /// Each player's conditional moves (correspondence games; indexed by
+    /// [`Player::index`]), kept in the store too.
+    conditional: [Option<Conditional>; 2],
+    /// How many moves the stored snapshot of the session holds, as far as this owner
+    /// knows: 0 until it writes one (the first move after a resume may then write one
+    /// early, never late).
+    snapshot_ply: u32,
     ratings: Ratings,
     commands: mpsc::Sender<Command>,
     feed: Arc<Feed>,
@@ -287,6 +302,8 @@ impl Owner {
             record,
             session,
             played,
+            snapshot_ply: 0,
+            conditional: [None, None],
             ratings,
             commands,
             feed: Arc::new(Feed::new(snapshot)),
@@ -360,6 +377,7 @@ impl Owner {
             }
             self.feed.refresh(self.snapshot());
         }
+        self.load_conditional().await;
         self.refresh_summary();
         self.maybe_ai();
         loop {
@@ -373,10 +391,16 @@ impl Owner {
             tokio::select! {
                 () = self.state.shutdown.cancelled() => break,
                 command = commands.recv() => match command {
-                    Some(command) => self.handle(command).await,
+                    Some(command) => {
+                        self.handle(command).await;
+                        self.follow_conditional().await;
+                    }
                     None => break,
                 },
-                () = sleep_until(deadline), if deadline.is_some() => self.flag().await,
+                () = sleep_until(deadline), if deadline.is_some() => {
+                    self.flag().await;
+                    self.follow_conditional().await;
+                }
                 () = sleep_until(first_move), if first_move.is_some() => self.first_move_timeout().await,
                 () = sleep_until(watchers_due), if watchers_due.is_some() => self.publish_watchers(),
                 () = tokio::time::sleep(LINGER), if lingering => break,
@@ -402,6 +426,20 @@ impl Owner {
                         "only the game's players can do that",
                     )),
                     Some(player) => self.act(player, message).await,
+                };
+                let _ = reply.send(answer);
+            }
+            Command::Conditional {
+                ident,
+                lines,
+                reply,
+            } => {
+                let answer = match ident.side_in(&self.record) {
+                    None => Err(Refusal::new(
+                        SocketError::NotAPlayer,
+                        "only the game's players have conditional moves",
+                    )),
+                    Some(player) => self.set_conditional(player, lines).await,
                 };
                 let _ = reply.send(answer);
             }
@@ -597,6 +635,173 @@ impl Owner {
         self.feed.change(frame, self.snapshot_with(Some(legal)));
     }
 
+    /// Reads the players' conditional moves from the store (a resumed game).
+    async fn load_conditional(&mut self) {
+        if !self.is_correspondence() || self.is_over() {
+            return;
+        }
+        match self.state.store.conditional_lines(&self.record.id).await {
+            Ok(stored) => {
+                for kept in stored {
+                    match serde_json::from_str::<Lines>(&kept.lines) {
+                        Ok(lines) => {
+                            self.conditional[kept.side.index()] = Some(Conditional {
+                                ply: kept.ply,
+                                lines,
+                            });
+                        }
+                        Err(error) => {
+                            tracing::error!(game = %self.record.id, %error, "unreadable conditional moves");
+                        }
+                    }
+                }
+                // Lines that a change while no owner ran made stale go now.
+                self.follow_conditional().await;
+            }
+            Err(error) => {
+                tracing::error!(game = %self.record.id, %error, "reading conditional moves");
+            }
+        }
+    }
+
+    fn is_correspondence(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| {
+            matches!(
+                s.clocks().control(),
+                session::TimeControl::Correspondence { .. }
+            )
+        })
+    }
+
+    /// `player` reads (`lines` `None`) or replaces their conditional moves; answers with
+    /// the lines kept, as the game writes them.
+    async fn set_conditional(
+        &mut self,
+        player: Player,
+        lines: Option<Lines>,
+    ) -> Result<Lines, Refusal> {
+        let Some(lines) = lines else {
+            return Ok(self.conditional[player.index()]
+                .as_ref()
+                .map(|c| c.lines.clone())
+                .unwrap_or_default());
+        };
+        let Some(session) = self.session.as_ref().filter(|s| s.is_ongoing()) else {
+            return Err(Refusal::new(
+                SocketError::GameOver,
+                "the game is not going on",
+            ));
+        };
+        if !self.is_correspondence() {
+            return Err(Refusal::new(
+                SocketError::NotAllowed,
+                "conditional moves are for correspondence games",
+            ));
+        }
+        if session.to_move() == player {
+            return Err(Refusal::new(
+                SocketError::NotAllowed,
+                "it is your move: conditional moves are entered while the opponent is to move",
+            ));
+        }
+        let lines = conditional::check(session.game(), lines)
+            .map_err(|why| Refusal::new(SocketError::BadMessage, why))?;
+        let ply = u32::try_from(session.moves().len()).unwrap_or(u32::MAX);
+        let kept = (!lines.is_empty()).then(|| Conditional {
+            ply,
+            lines: lines.clone(),
+        });
+        self.store_conditional(player, kept.as_ref())
+            .await
+            .map_err(|_| {
+                Refusal::new(
+                    SocketError::Internal,
+                    "the server could not store that; nothing changed",
+                )
+            })?;
+        self.conditional[player.index()] = kept;
+        Ok(lines)
+    }
+
+    async fn store_conditional(
+        &self,
+        player: Player,
+        kept: Option<&Conditional>,
+    ) -> Result<(), StoreError> {
+        let json = kept.map(|c| (c.ply, serde_json::to_string(&c.lines).unwrap_or_default()));
+        self.state
+            .store
+            .set_conditional_lines(
+                &self.record.id,
+                player,
+                json.as_ref().map(|(ply, text)| (*ply, text.as_str())),
+                now_ms(),
+            )
+            .await
+            .inspect_err(|error| {
+                tracing::error!(game = %self.record.id, %error, "storing conditional moves");
+            })
+    }
+
+    /// After a change: plays the answer of a player whose line expected the move just
+    /// made (and so on, while answers meet expected replies), and drops the lines that a
+    /// change made stale (another reply, a takeback, the end).
+    async fn follow_conditional(&mut self) {
+        // Each answer plays a move: at most as many as the lines hold.
+        for _ in 0..=conditional::MAX_PLIES {
+            let Some(session) = &self.session else { return };
+            let moves = session.moves().len();
+            let over = !session.is_ongoing();
+            let mut answer = None;
+            for player in Player::BOTH {
+                let Some(kept) = &self.conditional[player.index()] else {
+                    continue;
+                };
+                let entered = kept.ply as usize;
+                let next = if over || moves < entered {
+                    // The end, or a takeback to before the lines.
+                    None
+                } else if moves == entered {
+                    continue;
+                } else if moves == entered + 1 && session.moves()[entered].player == player.other()
+                {
+                    conditional::after_reply(&kept.lines, &session.moves()[entered].info.text)
+                } else {
+                    None
+                };
+                let kept = next.as_ref().and_then(|(_, rest)| {
+                    (!rest.is_empty()).then(|| Conditional {
+                        ply: u32::try_from(moves + 1).unwrap_or(u32::MAX),
+                        lines: rest.clone(),
+                    })
+                });
+                if self.store_conditional(player, kept.as_ref()).await.is_err() {
+                    // Kept in memory as it was: tried again at the next change.
+                    continue;
+                }
+                self.conditional[player.index()] = kept;
+                if let Some((text, _)) = next {
+                    answer = Some((player, text));
+                }
+            }
+            let Some((player, text)) = answer else { return };
+            let rev = self.session.as_ref().map(Session::revision);
+            if let Err(refusal) = self
+                .act(
+                    player,
+                    ClientMessage::Move {
+                        rev,
+                        text: text.clone(),
+                    },
+                )
+                .await
+            {
+                tracing::warn!(game = %self.record.id, %text, message = %refusal.message, "a conditional move was refused");
+                return;
+            }
+        }
+    }
+
     async fn act(
         &mut self,
         player: Player,
@@ -665,6 +870,7 @@ impl Owner {
             ClientMessage::TakebackDecline => {
                 next.decline_takeback(player, now).map_err(Refusal::from)
             }
+            ClientMessage::GiveTime => next.give_time(player, now).map(drop).map_err(Refusal::from),
             ClientMessage::Abort => next.abort(player, now).map_err(Refusal::from),
             ClientMessage::ClaimVictory => self.claim(player, false, &mut next, now),
             ClientMessage::ClaimDraw => self.claim(player, true, &mut next, now),
@@ -737,15 +943,23 @@ impl Owner {
             && let Some(row) = super::stored::last_move_row(next)
         {
             // The move's row; the whole session only when a snapshot is due.
-            store.append_move(id, &row, || session_json(next)).await?;
+            let ply = row.ply;
+            if store
+                .append_move(id, &row, self.snapshot_ply, || session_json(next))
+                .await?
+            {
+                self.snapshot_ply = ply;
+            }
             self.state.metrics.move_played();
         } else if new < old_moves {
             let keep = u32::try_from(new).unwrap_or(u32::MAX);
             store.take_back(id, keep, &session_json(next), now).await?;
+            self.snapshot_ply = keep;
         } else {
             store
                 .save_session_state(id, &session_json(next), now)
                 .await?;
+            self.snapshot_ply = u32::try_from(new).unwrap_or(u32::MAX);
         }
         if !next.is_ongoing() {
             self.store_ending(next).await?;

@@ -270,11 +270,20 @@ pub struct Finished {
     pub rating_changes: Option<[RatingChange; 2]>,
 }
 
-/// The columns a [`GameRecord`] is read from, with the players' names.
+/// The moves stored of the game of an `UPDATE games` (its row's `ply_count` is brought up
+/// to date only with a snapshot or the end, not at each move).
+const STORED_PLIES: &str =
+    "(SELECT COALESCE(MAX(m.ply), 0) FROM moves m WHERE m.game_id = games.id)";
+
+/// The columns a [`GameRecord`] is read from, with the players' names. A live game's
+/// moves are counted in `moves` (its row's `ply_count` is not written at each move).
 pub(super) const GAME_SELECT: &str = "SELECT g.id, g.kind, \
     g.first_user_id, u1.username, g.first_guest_id, q1.name, g.first_ai_level, \
     g.second_user_id, u2.username, g.second_guest_id, q2.name, g.second_ai_level, \
-    g.time_control, g.rated, g.status, g.result, g.reason, g.start_position, g.ply_count, \
+    g.time_control, g.rated, g.status, g.result, g.reason, g.start_position, \
+    CASE WHEN g.status IN ('waiting', 'playing') \
+    THEN (SELECT COALESCE(MAX(m.ply), 0) FROM moves m WHERE m.game_id = g.id) \
+    ELSE g.ply_count END, \
     g.created_at, g.updated_at, g.finished_at, g.ended_by \
     FROM games g \
     LEFT JOIN users u1 ON u1.id = g.first_user_id \
@@ -523,13 +532,15 @@ impl Store {
     }
 
     /// Stores the next move of a game being played: call it before acknowledging or
-    /// broadcasting the move. The move is appended (in one transaction with the moves of
-    /// other games waiting at the same moment: a group commit); the session is stored
-    /// whole only when [`snapshot_due`] says so, and only then is `snapshot` called for
-    /// it (the session after this move, serialised), so most moves cost one short row and
-    /// no serialising, whatever the game's length. The snapshot is written after the
-    /// move's commit: a crash between the two resumes from the snapshot before, replaying
-    /// one more move. Returns whether the snapshot was written.
+    /// broadcasting the move. The move is appended (with one statement for the moves of
+    /// every game waiting at the same moment: a group commit), and nothing else is
+    /// written unless [`snapshot_due`] says so after the last snapshot, of
+    /// `snapshot_ply` moves: only then is `snapshot` called (the session after this
+    /// move, serialised) and stored whole, with the game's ply count and time of last
+    /// change. So most moves cost one short row and no serialising, whatever the game's
+    /// length. The snapshot is written after the move's commit: a crash between the two
+    /// resumes from the snapshot before, replaying one more move. Returns whether the
+    /// snapshot was written.
     ///
     /// # Errors
     /// [`StoreError::Conflict`] when `mv.ply` is not the next ply or the game is not
@@ -538,22 +549,27 @@ impl Store {
         &self,
         game_id: &str,
         mv: &StoredMove,
+        snapshot_ply: u32,
         snapshot: impl FnOnce() -> String + Send,
     ) -> Result<bool, StoreError> {
-        // With the moves of other games waiting at the same moment, in one transaction.
-        if !self.writer.append(game_id, mv).await? {
+        // With the moves of other games waiting at the same moment, in one statement.
+        self.writer.append(game_id, mv).await?;
+        if !snapshot_due(mv.ply, snapshot_ply) {
             return Ok(false);
         }
         // The move is stored: a snapshot that fails to be written is only due again at
         // the next move (resuming replays the moves after the last one written).
         let ply = i64::from(mv.ply);
-        let written =
-            sqlx::query("UPDATE games SET session_state = $2, snapshot_ply = $3 WHERE id = $1 AND ply_count = $3")
-                .bind(game_id)
-                .bind(snapshot())
-                .bind(ply)
-                .execute(&self.pool)
-                .await;
+        let written = sqlx::query(&format!(
+            "UPDATE games SET session_state = $2, snapshot_ply = $3, ply_count = $3, \
+             updated_at = $4 WHERE id = $1 AND status = 'playing' AND {STORED_PLIES} = $3"
+        ))
+        .bind(game_id)
+        .bind(snapshot())
+        .bind(ply)
+        .bind(mv.played_at)
+        .execute(&self.pool)
+        .await;
         match written {
             Ok(done) => Ok(done.rows_affected() == 1),
             Err(error) => {
@@ -577,10 +593,10 @@ impl Store {
     ) -> Result<(), StoreError> {
         let keep = i64::from(keep_plies);
         let mut tx = self.pool.begin().await?;
-        let updated = sqlx::query(
+        let updated = sqlx::query(&format!(
             "UPDATE games SET ply_count = $2, session_state = $3, snapshot_ply = $2, \
-             updated_at = $4 WHERE id = $1 AND ply_count >= $2 AND status = 'playing'",
-        )
+                 updated_at = $4 WHERE id = $1 AND {STORED_PLIES} >= $2 AND status = 'playing'"
+        ))
         .bind(game_id)
         .bind(keep)
         .bind(session_state)
@@ -612,10 +628,11 @@ impl Store {
         session_state: &str,
         now: i64,
     ) -> Result<(), StoreError> {
-        let updated = sqlx::query(
-            "UPDATE games SET session_state = $2, snapshot_ply = ply_count, updated_at = $3 \
-             WHERE id = $1 AND status IN ('waiting', 'playing')",
-        )
+        let updated = sqlx::query(&format!(
+            "UPDATE games SET session_state = $2, snapshot_ply = {STORED_PLIES}, \
+                 ply_count = {STORED_PLIES}, updated_at = $3 \
+                 WHERE id = $1 AND status IN ('waiting', 'playing')"
+        ))
         .bind(game_id)
         .bind(session_state)
         .bind(now)
@@ -687,12 +704,12 @@ impl Store {
         session_state: Option<&str>,
         now: i64,
     ) -> Result<(), StoreError> {
-        let updated = sqlx::query(
+        let updated = sqlx::query(&format!(
             "UPDATE games SET status = 'aborted', session_state = COALESCE($2, session_state), \
-             snapshot_ply = CASE WHEN $2 IS NULL THEN snapshot_ply ELSE ply_count END, \
-             updated_at = $3, finished_at = $3 \
-             WHERE id = $1 AND status IN ('waiting', 'playing')",
-        )
+                 snapshot_ply = CASE WHEN $2 IS NULL THEN snapshot_ply ELSE {STORED_PLIES} END, \
+                 ply_count = {STORED_PLIES}, updated_at = $3, finished_at = $3 \
+                 WHERE id = $1 AND status IN ('waiting', 'playing')"
+        ))
         .bind(game_id)
         .bind(session_state)
         .bind(now)
@@ -768,13 +785,13 @@ impl Store {
             .map(game_from_row)
             .transpose()?
             .ok_or(StoreError::NotFound("game"))?;
-        let updated = sqlx::query(
+        let updated = sqlx::query(&format!(
             "UPDATE games SET status = 'finished', result = $2, reason = $3, \
-             session_state = COALESCE($4, session_state), \
-             snapshot_ply = CASE WHEN $4 IS NULL THEN snapshot_ply ELSE ply_count END, \
-             updated_at = $5, finished_at = $5, ended_by = $6 \
-             WHERE id = $1 AND status IN ('waiting', 'playing')",
-        )
+                 session_state = COALESCE($4, session_state), \
+                 snapshot_ply = CASE WHEN $4 IS NULL THEN snapshot_ply ELSE {STORED_PLIES} END, \
+                 ply_count = {STORED_PLIES}, updated_at = $5, finished_at = $5, ended_by = $6 \
+                 WHERE id = $1 AND status IN ('waiting', 'playing')"
+        ))
         .bind(game_id)
         .bind(result_str(outcome.winner))
         .bind(outcome.reason.as_str())

@@ -49,14 +49,16 @@ impl Store {
             .collect()
     }
 
-    /// The untimed games in play that have not changed since before `before`.
+    /// The untimed games in play that have not changed since before `before` (no move
+    /// and no other change: the row's `updated_at` is not written at each move).
     ///
     /// # Errors
     /// On a database failure.
     pub async fn idle_untimed_games(&self, before: i64) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query(
             "SELECT id FROM games WHERE status = 'playing' AND time_control = 'untimed' \
-             AND updated_at < $1 ORDER BY id",
+             AND updated_at < $1 AND COALESCE((SELECT m.played_at FROM moves m \
+             WHERE m.game_id = games.id ORDER BY m.ply DESC LIMIT 1), 0) < $1 ORDER BY id",
         )
         .bind(before)
         .fetch_all(&self.pool)

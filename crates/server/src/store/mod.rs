@@ -11,6 +11,7 @@
 
 mod archive;
 mod challenges;
+mod conditional;
 mod games;
 mod lifecycle;
 mod mail;
@@ -33,6 +34,7 @@ pub use challenges::{
     CORRESPONDENCE_CHALLENGE_TTL_MS, Challenge, ChallengeSide, ChallengeStatus,
     LIVE_CHALLENGE_TTL_MS, NewChallenge, challenge_expires_at,
 };
+pub use conditional::StoredLines;
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
@@ -74,6 +76,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/0006_import_key.sql"),
     ),
     (7, "mail", include_str!("../../migrations/0007_mail.sql")),
+    (
+        9,
+        "conditional moves",
+        include_str!("../../migrations/0009_conditional.sql"),
+    ),
 ];
 
 /// Why a storage operation failed.

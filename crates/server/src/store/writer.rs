@@ -1,30 +1,32 @@
 //! Group commit of moves: every game's owner hands its move to one writer task, which
-//! stores all the moves waiting at that moment in one transaction (one commit, one
+//! stores all the moves waiting at that moment with one statement (one commit, one
 //! `fsync` on SQLite) and answers each owner. Under a light load a batch is one move, as
 //! before; under a heavy one the commits no longer queue one behind the other, which is
 //! what bounded the moves a second a single SQLite connection could take.
 //!
 //! Each move is still checked on its own (the game is being played and the move is its
 //! next ply), and a move refused in a batch does not hold back the others. If the batch's
-//! transaction fails, its moves are stored again one by one, so that a failure is given
+//! statement fails, its moves are stored again one by one, so that a failure is given
 //! to the move that caused it.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
 
 use sqlx::{AnyPool, Row};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{StoreError, StoredMove, games::ply_from, games::snapshot_due};
+use super::{StoreError, StoredMove};
 
 /// Most moves in one transaction.
 const BATCH: usize = 256;
 /// Moves waiting for the writer, at most; an owner's next move waits for room.
 const QUEUE: usize = 4096;
 
-/// One move to store, and where to answer: `Ok(true)` when the session is due a
-/// snapshot at this ply (see [`snapshot_due`]).
+/// One move to store, and where to answer (`Ok(true)` once stored).
 struct Pending {
     game_id: String,
     mv: StoredMove,
-    answer: oneshot::Sender<Result<bool, StoreError>>,
+    answer: oneshot::Sender<Result<(), StoreError>>,
 }
 
 /// The handle owners send their moves through (cheap to clone).
@@ -50,8 +52,8 @@ impl MoveWriter {
         MoveWriter { queue }
     }
 
-    /// Stores `mv` as the next move of `game_id`; true when a snapshot is due now.
-    pub(super) async fn append(&self, game_id: &str, mv: &StoredMove) -> Result<bool, StoreError> {
+    /// Stores `mv` as the next move of `game_id`.
+    pub(super) async fn append(&self, game_id: &str, mv: &StoredMove) -> Result<(), StoreError> {
         let (answer, answered) = oneshot::channel();
         let pending = Pending {
             game_id: game_id.to_owned(),
@@ -98,47 +100,70 @@ async fn run(pool: AnyPool, mut receiver: mpsc::Receiver<Pending>) {
     }
 }
 
-/// Stores `moves` in one transaction: each move's answer, or the transaction's failure.
+/// Stores `moves` with one statement (one commit): each move's answer, or the
+/// statement's failure. A move is stored when its game is being played and it is the
+/// game's next ply, as stored before the statement: an owner sends its next move only
+/// once the last is answered, so a batch holds at most one good move of a game, and a
+/// stale move beside it is refused alone. The `games` row is not written: a move costs
+/// one short row whatever the game's length (the row's `ply_count` and `updated_at` are
+/// brought up to date with the session's snapshots and at the end).
 async fn store_batch(
     pool: &AnyPool,
     moves: &[Pending],
-) -> Result<Vec<Result<bool, StoreError>>, StoreError> {
-    let mut tx = pool.begin().await?;
-    let mut answers = Vec::with_capacity(moves.len());
-    for Pending { game_id, mv, .. } in moves {
-        let ply = i64::from(mv.ply);
-        let updated = sqlx::query(
-            "UPDATE games SET ply_count = $2, updated_at = $3 \
-             WHERE id = $1 AND ply_count = $2 - 1 AND status = 'playing' \
-             RETURNING COALESCE(snapshot_ply, $2 - 1)",
-        )
-        .bind(game_id)
-        .bind(ply)
-        .bind(mv.played_at)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some(updated) = updated else {
-            answers.push(Err(StoreError::Conflict(format!(
-                "game {game_id} is not being played at ply {}",
-                mv.ply.saturating_sub(1)
-            ))));
-            continue;
-        };
-        let snapshot_ply = ply_from(updated.try_get(0)?)?;
-        sqlx::query(
-            "INSERT INTO moves (game_id, ply, text, first_clock_ms, second_clock_ms, played_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(game_id)
-        .bind(ply)
-        .bind(&mv.text)
-        .bind(mv.first_clock_ms)
-        .bind(mv.second_clock_ms)
-        .bind(mv.played_at)
-        .execute(&mut *tx)
-        .await?;
-        answers.push(Ok(snapshot_due(mv.ply, snapshot_ply)));
+) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    let mut sql = String::from(
+        "INSERT INTO moves (game_id, ply, text, first_clock_ms, second_clock_ms, played_at) \
+         SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6 FROM (VALUES ",
+    );
+    for i in 0..moves.len() {
+        let at = i * 6;
+        if i > 0 {
+            sql.push_str(", ");
+        }
+        let _ = write!(
+            sql,
+            "(${}, ${}, ${}, ${}, ${}, ${})",
+            at + 1,
+            at + 2,
+            at + 3,
+            at + 4,
+            at + 5,
+            at + 6
+        );
     }
-    tx.commit().await?;
-    Ok(answers)
+    sql.push_str(
+        ") AS v WHERE EXISTS (SELECT 1 FROM games g WHERE g.id = v.column1 \
+         AND g.status = 'playing') \
+         AND (SELECT COALESCE(MAX(m.ply), 0) FROM moves m WHERE m.game_id = v.column1) \
+         = v.column2 - 1 RETURNING game_id, ply",
+    );
+    let mut query = sqlx::query(&sql);
+    for Pending { game_id, mv, .. } in moves {
+        query = query
+            .bind(game_id)
+            .bind(i64::from(mv.ply))
+            .bind(&mv.text)
+            .bind(mv.first_clock_ms)
+            .bind(mv.second_clock_ms)
+            .bind(mv.played_at);
+    }
+    let stored: HashSet<(String, i64)> = query
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+        .collect::<Result<_, sqlx::Error>>()?;
+    Ok(moves
+        .iter()
+        .map(|Pending { game_id, mv, .. }| {
+            if stored.contains(&(game_id.clone(), i64::from(mv.ply))) {
+                Ok(())
+            } else {
+                Err(StoreError::Conflict(format!(
+                    "game {game_id} is not being played at ply {}",
+                    mv.ply.saturating_sub(1)
+                )))
+            }
+        })
+        .collect())
 }

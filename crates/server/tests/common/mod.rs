@@ -282,6 +282,15 @@ impl Client {
         .await
     }
 
+    pub async fn put(&mut self, path: &str, body: Value) -> Reply {
+        self.request(
+            Method::PUT,
+            path,
+            Some(("application/json", body.to_string().into_bytes())),
+        )
+        .await
+    }
+
     pub async fn post_empty(&mut self, path: &str) -> Reply {
         self.request(Method::POST, path, None).await
     }
