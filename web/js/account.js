@@ -38,6 +38,7 @@ export function accountForm(main, purpose) {
     h('h1', null, t(signup ? 'account.signup' : 'account.signin')),
     signup ? h('p', { class: 'muted small' }, t('account.guest_keeps')) : null,
     form,
+    signup ? null : h('p', { class: 'small center' }, h('a', { href: '/reset', id: 'forgot' }, t('reset.forgot'))),
     h('p', { class: 'small center' }, signup
       ? h('a', { href: '/signin' }, t('account.have_account'))
       : h('a', { href: '/signup' }, t('account.no_account')))));

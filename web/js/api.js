@@ -65,6 +65,16 @@ function query(params) {
 }
 
 /**
+ * An account's mail settings (`GET /api/account/mail`).
+ * @typedef {object} MailSettings
+ * @property {boolean} enabled whether the site sends mail
+ * @property {string | null} address the confirmed address
+ * @property {{address: string, expires_at: number} | null} pending an address waiting for its link
+ * @property {boolean} digest
+ * @property {boolean} clock_warning
+ */
+
+/**
  * @typedef {object} NewGame
  * @property {GameKind} kind
  * @property {{ai: number} | "friend"} opponent
@@ -121,6 +131,22 @@ export const api = {
   ratings: (kind, page = 1) => request('GET', `/api/ratings${query({ game: kind, page })}`),
   /** @returns {Promise<{games: import('./types.js').MyGame[], your_turn: number}>} */
   myGames: () => request('GET', '/api/me/games'),
+  /** @returns {Promise<{enabled: boolean}>} */
+  mail: () => request('GET', '/api/mail'),
+  /** @returns {Promise<MailSettings>} */
+  accountMail: () => request('GET', '/api/account/mail'),
+  /** @param {{digest?: boolean, clock_warning?: boolean}} switches @returns {Promise<MailSettings>} */
+  setMailSwitches: (switches) => request('POST', '/api/account/mail', switches),
+  /** @param {string} address @param {string} password @returns {Promise<MailSettings>} */
+  setEmail: (address, password) => request('POST', '/api/account/email', { address, password }),
+  /** @param {string} password @returns {Promise<MailSettings>} */
+  removeEmail: (password) => request('POST', '/api/account/email/remove', { password }),
+  /** @param {string} token @returns {Promise<{user: {name: string}, address: string}>} */
+  confirmEmail: (token) => request('POST', '/api/account/email/confirm', { token }),
+  /** @param {string} login a username or an address */
+  requestReset: (login) => request('POST', '/api/account/reset/request', { login }),
+  /** @param {string} token @param {string} password @returns {Promise<{user: {name: string}}>} */
+  reset: (token, password) => request('POST', '/api/account/reset', { token, new_password: password }),
   /** @param {string} name @returns {Promise<import('./types.js').Profile>} */
   player: (name) => request('GET', `/api/players/${encodeURIComponent(name)}`),
   /**

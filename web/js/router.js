@@ -25,6 +25,8 @@ const ROUTES = [
   [/^\/signin\/?$/, './pages/signin.js', '/signin'],
   [/^\/signup\/?$/, './pages/signup.js', '/signup'],
   [/^\/settings\/?$/, './pages/settings.js', '/settings'],
+  [/^\/reset\/?$/, './pages/reset.js', '/signin'],
+  [/^\/confirm\/?$/, './pages/confirm.js', '/settings'],
 ];
 
 /** @type {PageHandle | void} */

@@ -100,6 +100,10 @@ const ERROR_KEYS = {
   illegal_move: 'error.illegal_move',
   game_over: 'error.game_over',
   game_in_progress: 'error.game_in_progress',
+  mail_off: 'error.mail_off',
+  invalid_address: 'error.invalid_address',
+  address_taken: 'error.address_taken',
+  invalid_token: 'error.invalid_token',
   internal: 'error.internal',
 };
 

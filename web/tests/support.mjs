@@ -152,9 +152,10 @@ export async function kingstableBinary() {
  * again on the same port and file (`again`: after a stop or a kill, mid-game).
  * @param {string} bin
  * @param {{port: number, dir: string}} [again]
+ * @param {string[]} [extra] more `serve` options (`--smtp …`)
  * @returns {Promise<{origin: string, port: number, dir: string, stop: () => Promise<void>, kill: () => Promise<void>, log: () => string}>}
  */
-export async function startKingstable(bin, again) {
+export async function startKingstable(bin, again, extra = []) {
   const { spawn } = await import('node:child_process');
   const { mkdtemp } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
@@ -168,7 +169,7 @@ export async function startKingstable(bin, again) {
     });
   });
   const dir = again ? again.dir : await mkdtemp(join(tmpdir(), 'kingstable-web-'));
-  const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--database', join(dir, 'kingstable.db')], {
+  const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--database', join(dir, 'kingstable.db'), ...extra], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -208,6 +208,10 @@ enum Command {
     /// by default, or PostgreSQL). Prints the URL to open; Ctrl-C or SIGTERM stops it
     /// gracefully.
     Serve(commands::serve::ServeArgs),
+    /// Look after accounts on the server's database (the same --database as serve):
+    /// `reset-password USER` (for sites without e-mail), `grant moderator USER`,
+    /// `revoke moderator USER`. docs/OPERATIONS.md describes them.
+    Admin(commands::admin::AdminArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -417,6 +421,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Engine(args) => commands::engine::run(&args)?,
         Command::Play(args) => play::run(&args)?,
         Command::Serve(args) => commands::serve::run(args)?,
+        Command::Admin(args) => commands::admin::run(args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -165,6 +165,11 @@ fn serve_help_documents_every_option_and_variable() {
         "--trust-proxy",
         "--body-limit",
         "--log",
+        "--smtp",
+        "--smtp-user",
+        "--smtp-password",
+        "--mail-from",
+        "--mail-reminder-interval",
     ] {
         assert!(help.contains(option), "{option} missing from\n{help}");
     }
@@ -175,6 +180,10 @@ fn serve_help_documents_every_option_and_variable() {
         "KINGSTABLE_SECURE_COOKIES",
         "KINGSTABLE_PUBLIC_URL",
         "KINGSTABLE_TRUST_PROXY",
+        "KINGSTABLE_SMTP",
+        "KINGSTABLE_SMTP_USER",
+        "KINGSTABLE_SMTP_PASSWORD",
+        "KINGSTABLE_MAIL_FROM",
         "KINGSTABLE_BODY_LIMIT",
         "KINGSTABLE_LOG",
     ] {
@@ -193,6 +202,41 @@ fn serve_refuses_bad_options() {
             "tafl.example.org",
             "--addr",
             "127.0.0.1:0",
+        ],
+        // Mail: a bad URL, a bad sender, one without the other, half the credentials.
+        &[
+            "serve",
+            "--smtp",
+            "http://mail.example.org",
+            "--mail-from",
+            "a@example.org",
+        ],
+        &[
+            "serve",
+            "--smtp",
+            "smtp://127.0.0.1:25",
+            "--mail-from",
+            "not an address",
+        ],
+        &["serve", "--smtp", "smtp://127.0.0.1:25"],
+        &["serve", "--mail-from", "a@example.org"],
+        &[
+            "serve",
+            "--smtp",
+            "smtp://127.0.0.1:25",
+            "--mail-from",
+            "a@example.org",
+            "--smtp-user",
+            "kt",
+        ],
+        &[
+            "serve",
+            "--smtp",
+            "smtp://127.0.0.1:25",
+            "--mail-from",
+            "a@example.org",
+            "--mail-reminder-interval",
+            "2h",
         ],
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_kingstable"))

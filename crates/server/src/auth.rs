@@ -175,6 +175,15 @@ pub async fn hash_password(state: &AppState, password: Password) -> Result<Strin
         .map_err(|e| ApiError::internal(&e))
 }
 
+/// Hashes a password with argon2id on this thread, for command-line tools (`kingstable
+/// admin reset-password`); the server uses [`hash_password`].
+///
+/// # Errors
+/// If hashing fails.
+pub fn hash_password_blocking(password: &Password) -> Result<String, argon2::password_hash::Error> {
+    argon2_hash(password.0.as_bytes())
+}
+
 /// Whether `password` matches `hash`. With no hash (no such user) it still spends the
 /// time of one verification, so response times do not tell which names exist.
 ///
@@ -188,14 +197,21 @@ pub async fn verify_password(
     hashing(state, move || {
         let exists = hash.is_some();
         let hash = hash.unwrap_or_else(|| dummy_hash().to_owned());
-        let matches = PasswordHash::new(&hash).is_ok_and(|parsed| {
-            Argon2::default()
-                .verify_password(password.0.as_bytes(), &parsed)
-                .is_ok()
-        });
+        let matches = verify_password_blocking(&password, &hash);
         exists && matches
     })
     .await
+}
+
+/// Whether `password` matches the argon2 `hash` (PHC string), checked on this thread:
+/// for command-line tools and tests; the server uses [`verify_password`].
+#[must_use]
+pub fn verify_password_blocking(password: &Password, hash: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|parsed| {
+        Argon2::default()
+            .verify_password(password.0.as_bytes(), &parsed)
+            .is_ok()
+    })
 }
 
 /// A hash of a random password, to verify against when there is no account.

@@ -39,6 +39,8 @@ pub struct Config {
     pub connections: ConnectionLimits,
     /// Quotas on the AI's work per identity ([`crate::live::AiPool`]).
     pub ai: AiQuotas,
+    /// How to send mail; `None` (the default): the server sends none ([`crate::mail`]).
+    pub mail: Option<crate::mail::MailConfig>,
 }
 
 impl Default for Config {
@@ -56,7 +58,29 @@ impl Default for Config {
             limits: RateLimits::default(),
             connections: ConnectionLimits::default(),
             ai: AiQuotas::default(),
+            mail: None,
         }
+    }
+}
+
+impl Config {
+    /// The site's address as players open it, without a trailing slash: the public
+    /// origin if configured, else the listen address (`127.0.0.1` for an address that
+    /// listens on every interface). Links in mail start with it.
+    #[must_use]
+    pub fn site_url(&self) -> String {
+        if let Some(origin) = &self.public_origin {
+            return origin.trim_end_matches('/').to_owned();
+        }
+        let mut addr = self.addr;
+        if addr.ip().is_unspecified() {
+            addr.set_ip(if addr.is_ipv4() {
+                std::net::Ipv4Addr::LOCALHOST.into()
+            } else {
+                std::net::Ipv6Addr::LOCALHOST.into()
+            });
+        }
+        format!("http://{addr}")
     }
 }
 
@@ -193,6 +217,12 @@ pub struct RateLimits {
     pub import: RateLimit,
     /// Messages per WebSocket connection.
     pub socket_messages: RateLimit,
+    /// Password-reset requests and address changes per client address (each may send a
+    /// message).
+    pub mail_requests: RateLimit,
+    /// Messages sent on request (confirmation, password reset) to one account, whoever
+    /// asks: nobody can fill a player's mailbox.
+    pub mail_per_account: RateLimit,
 }
 
 impl Default for RateLimits {
@@ -205,6 +235,8 @@ impl Default for RateLimits {
             challenge: RateLimit::new(20, Duration::from_secs(3)),
             import: RateLimit::new(20, Duration::from_secs(30)),
             socket_messages: RateLimit::new(60, Duration::from_millis(50)),
+            mail_requests: RateLimit::new(5, Duration::from_secs(60)),
+            mail_per_account: RateLimit::new(3, Duration::from_secs(1200)),
         }
     }
 }

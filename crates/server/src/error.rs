@@ -49,13 +49,21 @@ pub enum ErrorCode {
     /// The request conflicts with the state of things (a game already started, a seat
     /// taken, a move on an old position).
     Conflict,
+    /// This server sends no mail (it runs without `--smtp`).
+    MailOff,
+    /// The e-mail address is not one.
+    InvalidAddress,
+    /// Another account has confirmed this e-mail address.
+    AddressTaken,
+    /// The link from a message is unknown, used already, or expired.
+    InvalidToken,
     /// Something went wrong on the server; details are in its log, not in the response.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidJson,
         ErrorCode::UnsupportedMediaType,
@@ -73,6 +81,10 @@ impl ErrorCode {
         ErrorCode::DatabaseUnavailable,
         ErrorCode::Forbidden,
         ErrorCode::Conflict,
+        ErrorCode::MailOff,
+        ErrorCode::InvalidAddress,
+        ErrorCode::AddressTaken,
+        ErrorCode::InvalidToken,
         ErrorCode::Internal,
     ];
 
@@ -97,6 +109,10 @@ impl ErrorCode {
             ErrorCode::DatabaseUnavailable => "database_unavailable",
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::Conflict => "conflict",
+            ErrorCode::MailOff => "mail_off",
+            ErrorCode::InvalidAddress => "invalid_address",
+            ErrorCode::AddressTaken => "address_taken",
+            ErrorCode::InvalidToken => "invalid_token",
             ErrorCode::Internal => "internal",
         }
     }
@@ -106,9 +122,11 @@ impl ErrorCode {
     pub const fn status(self) -> StatusCode {
         match self {
             ErrorCode::BadRequest | ErrorCode::InvalidJson => StatusCode::BAD_REQUEST,
-            ErrorCode::InvalidUsername | ErrorCode::InvalidPassword | ErrorCode::InvalidRecord => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            ErrorCode::InvalidUsername
+            | ErrorCode::InvalidPassword
+            | ErrorCode::InvalidRecord
+            | ErrorCode::InvalidAddress => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::InvalidToken => StatusCode::GONE,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorCode::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
@@ -116,7 +134,10 @@ impl ErrorCode {
             ErrorCode::CrossOrigin | ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::NotSignedIn | ErrorCode::InvalidCredentials => StatusCode::UNAUTHORIZED,
-            ErrorCode::UsernameTaken | ErrorCode::Conflict => StatusCode::CONFLICT,
+            ErrorCode::UsernameTaken
+            | ErrorCode::Conflict
+            | ErrorCode::MailOff
+            | ErrorCode::AddressTaken => StatusCode::CONFLICT,
             ErrorCode::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -26,6 +26,7 @@ pub mod conn;
 pub mod error;
 pub mod live;
 pub mod logging;
+pub mod mail;
 pub mod metrics;
 pub mod ratings;
 pub mod security;
@@ -96,18 +97,7 @@ impl Server {
     /// address (`127.0.0.1` for an address that listens on every interface).
     #[must_use]
     pub fn url(&self) -> String {
-        if let Some(origin) = &self.state.config.public_origin {
-            return format!("{}/", origin.trim_end_matches('/'));
-        }
-        let mut addr = self.local_addr;
-        if addr.ip().is_unspecified() {
-            addr.set_ip(if addr.is_ipv4() {
-                std::net::Ipv4Addr::LOCALHOST.into()
-            } else {
-                std::net::Ipv6Addr::LOCALHOST.into()
-            });
-        }
-        format!("http://{addr}/")
+        format!("{}/", self.state.config.site_url())
     }
 
     /// The shared state (the live layer registers its parts here).
@@ -132,6 +122,10 @@ impl Server {
             tracing::info!(games = resumed, "live games resumed");
         }
         spawn_maintenance(&state);
+        if let Some(mailer) = &state.mailer {
+            mailer.spawn_worker(&state.tasks, state.shutdown.clone());
+            mail::reminders::spawn(&state);
+        }
         let app = api::router(state.clone());
         let token = state.shutdown.clone();
         let served = conn::serve(
@@ -182,6 +176,9 @@ fn spawn_maintenance(state: &AppState) {
                     state.limiters.forget_idle();
                     if let Err(error) = state.store.delete_expired_sessions(store::now_ms()).await {
                         tracing::warn!(error = %error::error_chain(&error), "clearing expired sign-ins");
+                    }
+                    if let Err(error) = state.store.delete_expired_mail_tokens(store::now_ms()).await {
+                        tracing::warn!(error = %error::error_chain(&error), "clearing expired mail links");
                     }
                     match live::expire_stale(&state, store::now_ms()).await {
                         Ok(report) if report != live::ExpiryReport::default() => {

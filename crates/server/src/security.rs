@@ -49,6 +49,10 @@ pub struct Limiters {
     pub challenge: DefaultKeyedRateLimiter<IpAddr>,
     /// Records imported per client address.
     pub import: DefaultKeyedRateLimiter<IpAddr>,
+    /// Password-reset requests and address changes per client address.
+    pub mail_requests: DefaultKeyedRateLimiter<IpAddr>,
+    /// Messages sent on request to one account (by user id).
+    pub mail_per_account: DefaultKeyedRateLimiter<String>,
     socket_messages: Quota,
 }
 
@@ -63,6 +67,8 @@ impl Limiters {
             guest: RateLimiter::keyed(quota(limits.guest)),
             challenge: RateLimiter::keyed(quota(limits.challenge)),
             import: RateLimiter::keyed(quota(limits.import)),
+            mail_requests: RateLimiter::keyed(quota(limits.mail_requests)),
+            mail_per_account: RateLimiter::keyed(quota(limits.mail_per_account)),
             socket_messages: quota(limits.socket_messages),
         }
     }
@@ -81,6 +87,8 @@ impl Limiters {
         self.guest.retain_recent();
         self.challenge.retain_recent();
         self.import.retain_recent();
+        self.mail_requests.retain_recent();
+        self.mail_per_account.retain_recent();
     }
 }
 

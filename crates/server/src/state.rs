@@ -45,6 +45,8 @@ pub struct Shared {
     pub connections: Arc<Connections>,
     /// Ended sign-ins, for the sockets opened under them.
     pub revocations: crate::auth::Revocations,
+    /// The mail queue, when the server sends mail (`--smtp`).
+    pub mailer: Option<Arc<crate::mail::Mailer>>,
 }
 
 impl AppState {
@@ -54,7 +56,12 @@ impl AppState {
         let workers = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
         let metrics = Metrics::new();
         let ai = AiPool::new(workers, config.ai, metrics.ai_queue.clone());
+        let mailer = config
+            .mail
+            .clone()
+            .map(|mail| Arc::new(crate::mail::Mailer::new(mail, &config.site_url())));
         AppState(Arc::new(Shared {
+            mailer,
             limiters: Limiters::new(&config.limits),
             connections: Connections::new(config.connections, config.trust_proxy),
             ai,

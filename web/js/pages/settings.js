@@ -6,6 +6,7 @@ import { api } from '../api.js';
 import { prefs, savePrefs } from '../prefs.js';
 import { refreshMe, whoami } from '../app.js';
 import { navigate } from '../router.js';
+import { mailSection } from '../mail.js';
 
 /**
  * The switches for notices about the player's games: in the page, and on the desktop
@@ -110,5 +111,6 @@ export async function render(main) {
       h('div', { class: 'btn-row' },
         h('button', { type: 'button', class: 'btn', onclick: () => signOut(api.signout) }, t('settings.signout')),
         h('button', { type: 'button', class: 'btn btn--danger', onclick: () => signOut(api.signoutEverywhere) }, t('settings.signout_everywhere')))));
+    main.append(await mailSection());
   }
 }

@@ -1,5 +1,6 @@
 //! The subcommands.
 
+pub mod admin;
 pub mod analyze;
 pub mod bench;
 pub mod convert;

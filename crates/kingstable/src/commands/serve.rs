@@ -76,6 +76,32 @@ pub struct ServeArgs {
     /// Game reviews one player may have queued or running at once.
     #[arg(long, env = "KINGSTABLE_REVIEWS_PER_PLAYER", default_value_t = AiQuotas::default().reviews, value_parser = positive)]
     pub reviews_per_player: usize,
+    /// Send mail through this SMTP server: smtp://HOST:PORT (plain, e.g. a mail server on
+    /// this machine), smtp://HOST:PORT?tls=required (STARTTLS), smtps://HOST:PORT (TLS);
+    /// a user and password may be written smtp://USER:PASSWORD@HOST. Without it the site
+    /// sends no mail and says so. Needs --mail-from. See docs/OPERATIONS.md.
+    #[arg(long, env = "KINGSTABLE_SMTP", hide_env_values = true, value_parser = checked::<server::mail::SmtpUrl>)]
+    pub smtp: Option<String>,
+    /// The SMTP user, if the server wants one (instead of writing it in --smtp).
+    #[arg(long, env = "KINGSTABLE_SMTP_USER", requires = "smtp")]
+    pub smtp_user: Option<String>,
+    /// The SMTP password (better given by the environment variable than on the command
+    /// line, where other users of the machine can read it).
+    #[arg(
+        long,
+        env = "KINGSTABLE_SMTP_PASSWORD",
+        hide_env_values = true,
+        requires = "smtp"
+    )]
+    pub smtp_password: Option<String>,
+    /// The sender of the site's mail: an address, optionally with a name
+    /// ("Kingstable <noreply@tafl.example.org>").
+    #[arg(long, env = "KINGSTABLE_MAIL_FROM", requires = "smtp", value_parser = checked::<server::mail::Mailbox>)]
+    pub mail_from: Option<String>,
+    /// How often to look for correspondence games to remind players of (1s to 1h): a
+    /// clock warning goes out at most this late.
+    #[arg(long, env = "KINGSTABLE_MAIL_REMINDER_INTERVAL", default_value = "10m", value_parser = parse_duration)]
+    pub mail_reminder_interval: Duration,
     /// What to log to stderr: a level (error, warn, info, debug, trace), optionally with
     /// per-module levels (info,server=debug).
     #[arg(long, env = "KINGSTABLE_LOG", default_value = server::logging::DEFAULT_FILTER)]
@@ -95,6 +121,33 @@ pub fn run(args: ServeArgs) -> Result<()> {
         anyhow::bail!("--public-url must start with http:// or https:// (got {origin})");
     }
     let database = args.database.to_string();
+    let mail = match (args.smtp, args.mail_from) {
+        (None, _) => None,
+        (Some(_), None) => {
+            anyhow::bail!("--smtp needs --mail-from (the address the site's mail comes from)")
+        }
+        (Some(smtp), Some(from)) => {
+            let from: server::mail::Mailbox = from
+                .parse()
+                .map_err(|e| anyhow::anyhow!("--mail-from: {e}"))?;
+            let smtp = smtp
+                .parse::<server::mail::SmtpUrl>()
+                .map_err(|e| anyhow::anyhow!("--smtp: {e}"))?
+                .with_credentials(args.smtp_user, args.smtp_password)
+                .context("--smtp-user and --smtp-password")?;
+            let (low, high) = server::mail::reminders::INTERVAL_BOUNDS;
+            if !(low..=high).contains(&args.mail_reminder_interval) {
+                anyhow::bail!("--mail-reminder-interval must be between 1s and 1h");
+            }
+            let mut mail = server::mail::MailConfig::new(smtp, from);
+            mail.reminder_interval = args.mail_reminder_interval;
+            Some(mail)
+        }
+    };
+    let mail_line = mail.as_ref().map_or_else(
+        || "e-mail off".to_owned(),
+        |mail| format!("mail through {}", mail.smtp),
+    );
     let config = Config {
         addr: args.addr,
         database: args.database,
@@ -116,12 +169,25 @@ pub fn run(args: ServeArgs) -> Result<()> {
             analyses: args.analyses_per_player,
             reviews: args.reviews_per_player,
         },
+        mail,
         ..Config::default()
     };
     server::run_blocking(config, |url| {
-        println!("Kingstable is serving at {url} (database: {database}); Ctrl-C stops it.");
+        println!(
+            "Kingstable is serving at {url} (database: {database}; {mail_line}); Ctrl-C stops it."
+        );
     })
     .context("kingstable serve")
+}
+
+/// Text that parses as `T` (kept as text: the parsed values are large), for clap.
+fn checked<T: std::str::FromStr>(text: &str) -> Result<String, String>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse::<T>()
+        .map(|_| text.to_owned())
+        .map_err(|e| e.to_string())
 }
 
 /// A count of at least 1.

@@ -45,7 +45,7 @@ struct SignedIn {
 type SetCookie = (HeaderName, HeaderValue);
 
 /// Stores a new sign-in for `user` and returns its cookie.
-async fn start_session(state: &AppState, user: &User) -> Result<SetCookie, ApiError> {
+pub(super) async fn start_session(state: &AppState, user: &User) -> Result<SetCookie, ApiError> {
     let token = new_token();
     let now = now_ms();
     let lifetime = state.config.session_lifetime;

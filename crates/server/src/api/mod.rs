@@ -10,6 +10,7 @@ mod game_socket;
 mod games;
 mod lobby_socket;
 mod me;
+mod mail;
 mod ops;
 mod players;
 mod standings;
@@ -46,6 +47,14 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("POST", "/api/account/signout"),
     ("POST", "/api/account/signout-everywhere"),
     ("POST", "/api/account/password"),
+    ("GET", "/api/mail"),
+    ("GET", "/api/account/mail"),
+    ("POST", "/api/account/mail"),
+    ("POST", "/api/account/email"),
+    ("POST", "/api/account/email/remove"),
+    ("POST", "/api/account/email/confirm"),
+    ("POST", "/api/account/reset/request"),
+    ("POST", "/api/account/reset"),
     ("GET", "/api/players/{name}"),
     ("GET", "/api/me/games"),
     ("GET", "/api/ratings"),
@@ -85,6 +94,16 @@ pub fn router(state: AppState) -> Router {
             post(account::sign_out_everywhere),
         )
         .route("/api/account/password", post(account::change_password))
+        .route("/api/mail", get(mail::site))
+        .route(
+            "/api/account/mail",
+            get(mail::settings).post(mail::set_switches),
+        )
+        .route("/api/account/email", post(mail::set_address))
+        .route("/api/account/email/remove", post(mail::remove_address))
+        .route("/api/account/email/confirm", post(mail::confirm))
+        .route("/api/account/reset/request", post(mail::request_reset))
+        .route("/api/account/reset", post(mail::reset))
         .route("/api/players/{name}", get(players::profile))
         .route("/api/me/games", get(me::games))
         .route("/api/ratings", get(standings::list))

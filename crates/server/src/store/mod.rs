@@ -14,6 +14,7 @@ mod challenges;
 mod conditional;
 mod games;
 mod lifecycle;
+mod mail;
 mod players;
 mod ratings;
 mod reviews;
@@ -39,6 +40,7 @@ pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
 };
+pub use mail::{MailSettings, Recipient, TokenPurpose, day_of};
 pub use players::{OpponentRecord, Profile};
 pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};
 pub use reviews::StoredReview;
@@ -75,6 +77,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "import key",
         include_str!("../../migrations/0006_import_key.sql"),
     ),
+    (7, "mail", include_str!("../../migrations/0007_mail.sql")),
     (
         8,
         "standings",
