@@ -49,6 +49,8 @@ pub struct Limiters {
     pub challenge: DefaultKeyedRateLimiter<IpAddr>,
     /// Records imported per client address.
     pub import: DefaultKeyedRateLimiter<IpAddr>,
+    /// Chat messages per author (account or guest).
+    pub chat: crate::live::chat::ChatLimiter,
     socket_messages: Quota,
 }
 
@@ -63,6 +65,7 @@ impl Limiters {
             guest: RateLimiter::keyed(quota(limits.guest)),
             challenge: RateLimiter::keyed(quota(limits.challenge)),
             import: RateLimiter::keyed(quota(limits.import)),
+            chat: crate::live::chat::ChatLimiter::default(),
             socket_messages: quota(limits.socket_messages),
         }
     }
@@ -81,6 +84,7 @@ impl Limiters {
         self.guest.retain_recent();
         self.challenge.retain_recent();
         self.import.retain_recent();
+        self.chat.forget_idle();
     }
 }
 

@@ -11,6 +11,7 @@
 
 mod archive;
 mod challenges;
+mod chat;
 mod games;
 mod lifecycle;
 mod players;
@@ -32,6 +33,7 @@ pub use challenges::{
     CORRESPONDENCE_CHALLENGE_TTL_MS, Challenge, ChallengeSide, ChallengeStatus,
     LIVE_CHALLENGE_TTL_MS, NewChallenge, challenge_expires_at,
 };
+pub use chat::{ChatRecord, Sanction};
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
@@ -71,6 +73,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "import key",
         include_str!("../../migrations/0006_import_key.sql"),
     ),
+    (10, "chat", include_str!("../../migrations/0010_chat.sql")),
 ];
 
 /// Why a storage operation failed.
