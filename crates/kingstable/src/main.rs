@@ -208,6 +208,9 @@ enum Command {
     /// by default, or PostgreSQL). Prints the URL to open; Ctrl-C or SIGTERM stops it
     /// gracefully.
     Serve(commands::serve::ServeArgs),
+    /// Moderate the server's chat on its database: ban, unban or mute an account, list
+    /// reported messages (docs/OPERATIONS.md, "Chat moderation").
+    Admin(commands::chat_admin::AdminArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -417,6 +420,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Engine(args) => commands::engine::run(&args)?,
         Command::Play(args) => play::run(&args)?,
         Command::Serve(args) => commands::serve::run(args)?,
+        Command::Admin(args) => commands::chat_admin::run(args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use common::ws::Ws;
 use common::{Client, Database, TestServer, test_config};
+use server::admin::{self, ChatAction};
 use server::live::chat::{BURST, MAX_CHARS};
 use server::store::{Store, now_ms};
 
@@ -268,13 +269,17 @@ async fn a_ban_from_another_process_holds_on_an_open_socket(db: Database) {
     // The admin command's process: its own connection to the same database.
     let admin = Store::open(&db.url, 1).await.unwrap();
     let alice = admin.user_by_name("alice").await.unwrap().unwrap().id;
-    admin.set_chat_ban(&alice, true, now_ms()).await.unwrap();
+    let done = admin::run(&admin, &ChatAction::Ban("ALICE".into()))
+        .await
+        .unwrap();
+    assert!(done.contains("alice is banned"), "{done}");
     let refusal = refused(&mut pa, "players", "still here").await;
     assert!(refusal.contains("banned"), "{refusal}");
-    admin.set_chat_ban(&alice, false, now_ms()).await.unwrap();
+    admin::run(&admin, &ChatAction::Unban("alice".into()))
+        .await
+        .unwrap();
     said(&mut pa, "players", "back").await;
-    admin
-        .mute_chat(&alice, now_ms() + 60_000, now_ms())
+    admin::run(&admin, &ChatAction::Mute("alice".into(), 5))
         .await
         .unwrap();
     let refusal = refused(&mut pa, "players", "quiet?").await;
@@ -284,7 +289,25 @@ async fn a_ban_from_another_process_holds_on_an_open_socket(db: Database) {
         .mute_chat(&alice, now_ms() - 1, now_ms())
         .await
         .unwrap();
-    said(&mut pa, "players", "free").await;
+    // Five messages, refused ones too: the rate limit's burst.
+    let message = said(&mut pa, "players", "free").await;
+    // Bad commands change nothing.
+    for bad in [
+        ChatAction::Ban("nobody".into()),
+        ChatAction::Mute("alice".into(), 0),
+        ChatAction::Mute("alice".into(), admin::MAX_MUTE_MINUTES + 1),
+    ] {
+        assert!(admin::run(&admin, &bad).await.is_err(), "{bad:?}");
+    }
+    // A moderator reads the reports.
+    let report = format!("/api/chat/{}/report", message["id"].as_str().unwrap());
+    let reply = b.post(&report, json!({"reason": "spam"})).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    let listed = admin::run(&admin, &ChatAction::Reports(10)).await.unwrap();
+    assert!(
+        listed.contains("alice: \"free\"") && listed.contains("\"spam\""),
+        "{listed}"
+    );
     admin.close().await;
     server.stop().await;
 }

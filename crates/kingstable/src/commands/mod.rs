@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod chat_admin;
 pub mod convert;
 pub mod engine;
 pub mod matches;

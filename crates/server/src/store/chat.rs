@@ -254,3 +254,49 @@ impl Store {
         Ok(row.is_some())
     }
 }
+
+/// A reported message, for a moderator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportRecord {
+    /// The message.
+    pub message: ChatRecord,
+    /// Who reported it (`u:ID` or `g:ID`).
+    pub reporter: String,
+    /// Why, in their words.
+    pub reason: String,
+    /// When (ms since the Unix epoch).
+    pub reported_at: i64,
+}
+
+impl Store {
+    /// The latest `limit` reports, newest first, with their messages.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn chat_report_list(&self, limit: usize) -> Result<Vec<ReportRecord>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let columns = COLUMNS
+            .split(", ")
+            .map(|c| format!("m.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rows = sqlx::query(&format!(
+            "SELECT {columns}, r.reporter, r.reason, r.created_at FROM chat_reports r \
+             JOIN chat_messages m ON m.id = r.message_id \
+             ORDER BY r.created_at DESC LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ReportRecord {
+                    message: record(row)?,
+                    reporter: row.try_get(8)?,
+                    reason: row.try_get(9)?,
+                    reported_at: row.try_get(10)?,
+                })
+            })
+            .collect()
+    }
+}

@@ -33,7 +33,7 @@ pub use challenges::{
     CORRESPONDENCE_CHALLENGE_TTL_MS, Challenge, ChallengeSide, ChallengeStatus,
     LIVE_CHALLENGE_TTL_MS, NewChallenge, challenge_expires_at,
 };
-pub use chat::{ChatRecord, Sanction};
+pub use chat::{ChatRecord, ReportRecord, Sanction};
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
