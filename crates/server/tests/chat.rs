@@ -312,3 +312,40 @@ async fn a_ban_from_another_process_holds_on_an_open_socket(db: Database) {
     server.stop().await;
 }
 both!(ban, a_ban_from_another_process_holds_on_an_open_socket);
+
+async fn a_restarted_server_sends_the_chat_said_before(db: Database) {
+    let server = start(&db).await;
+    let (mut a, mut b) = (server.client(), server.client());
+    let id = friend_game(&mut a, &mut b).await;
+    let mut pa = open(&server, &a, &id).await;
+    said(&mut pa, "players", "before the restart").await;
+    drop(pa);
+    server.stop().await;
+
+    // The game resumes with its chat: a socket opened now gets it after its state.
+    let server = start(&db).await;
+    let mut pb = open(&server, &b, &id).await;
+    let heard = next_chat_or_error(&mut pb).await;
+    assert_eq!(heard["text"], "before the restart", "{heard}");
+    assert_eq!(heard["room"], "players");
+    // A spectator is not sent the players' room: its history (written right after
+    // `state`, before the next message is read) is empty.
+    let mut spectator = open(&server, &server.client(), &id).await;
+    spectator.send(json!({"t": "ping"})).await;
+    assert_eq!(
+        next_chat_or_error_or_pong(&mut spectator).await["t"],
+        "pong"
+    );
+    server.stop().await;
+}
+both!(restart, a_restarted_server_sends_the_chat_said_before);
+
+/// The next `chat`, `error` or `pong` message.
+async fn next_chat_or_error_or_pong(socket: &mut Ws) -> Value {
+    loop {
+        let message = socket.next().await;
+        if matches!(message["t"].as_str(), Some("chat" | "error" | "pong")) {
+            return message;
+        }
+    }
+}
