@@ -111,6 +111,10 @@ export const api = {
    * @returns {Promise<import('./types.js').ArchivePage>}
    */
   archive: (filter) => request('GET', `/api/archive${query(filter)}`),
+  /** @param {string} id @returns {Promise<{over: boolean, messages: import('./types.js').ChatMessage[]}>} */
+  gameChat: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/chat`),
+  /** @param {string} id a chat message's id @param {string} [reason] */
+  reportChat: (id, reason = '') => request('POST', `/api/chat/${encodeURIComponent(id)}/report`, { reason }),
   /** The record download's address (`.otg` for tafl, WCF score for Camelot). @param {string} id */
   recordUrl: (id) => `/api/games/${encodeURIComponent(id)}/record`,
   /** @param {GameKind} kind @param {string} record @returns {Promise<{id: string}>} */

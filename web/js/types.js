@@ -183,7 +183,21 @@
  * What the server sends on `/ws/game/{id}`.
  * @typedef {{t: "state", game: GameState} | EventsMessage | {t: "clocks", clocks: Clocks | null} |
  *   {t: "watchers", count: number} | {t: "rematch", id: string} | {t: "absent", absent: Absence[]} |
- *   {t: "error", code: string, message: string} | {t: "pong"}} GameSocketMessage
+ *   {t: "error", code: string, message: string} | ChatMessage | {t: "pong"}} GameSocketMessage
+ */
+
+/** A game's chat room. @typedef {"players" | "spectators"} ChatRoom */
+
+/**
+ * A chat message (`chat` on the game socket, and in `GET /api/games/{id}/chat`).
+ * @typedef {object} ChatMessage
+ * @property {"chat"} [t]
+ * @property {string} id
+ * @property {ChatRoom} room
+ * @property {string} from the author's name
+ * @property {boolean} guest whether the author is a guest
+ * @property {string} text
+ * @property {number} at ms since the Unix epoch
  */
 
 /**

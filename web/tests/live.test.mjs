@@ -3,7 +3,8 @@
 // challenge whose poster is taken into the game when someone accepts it; a Camelot
 // multi-jump chosen in the path picker; a clock running out; a claim against a player
 // who left, after the countdown; reconnecting after the server is killed mid-game; the
-// analysis page's evaluation (docs/API.md).
+// analysis page's evaluation; two players chatting, one on a phone, with a spectator
+// whose room the players read once the game is over (docs/API.md).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, fixture } from './support.mjs';
@@ -500,4 +501,77 @@ test('a finished game\'s review is numbered as the move list numbers moves, and 
   assert.deepEqual(await review(), titles);
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('chat: two players talk, one on a phone; mute, chat off, and the spectators\' room closed to the players', { skip, timeout: 120000 }, async () => {
+  const a = await player({ width: 1366, height: 768 });
+  const b = await player(PHONE);
+  const path = await create(a.page, { mode: 'friend', kind: 'copenhagen', side: 'first', tc: 'untimed' });
+  await go(b.page, path);
+  await b.page.click('#join');
+  for (const p of [a.page, b.page]) await p.waitForSelector('#chat:not([hidden]) .chat__input');
+
+  /** Says `text` from `page`'s chat box. @param {Page} page @param {string} text */
+  const say = async (page, text) => {
+    await page.fill('#chat .chat__input', text);
+    await page.click('#chat .chat__form button[type="submit"]');
+  };
+  /** @param {Page} page @param {string} text */
+  const heard = (page, text) => page.waitForFunction((want) => [...document.querySelectorAll('#chat .chat__text')].some((e) => e.textContent === want), text, { timeout: 10000 });
+
+  await say(a.page, 'good luck');
+  await heard(b.page, 'good luck');
+  await say(b.page, 'merci, à toi aussi');
+  await heard(a.page, 'merci, à toi aussi');
+  await heard(b.page, 'merci, à toi aussi');
+  // The players' room only: no tab for the spectators' room while the game goes on.
+  assert.deepEqual(await a.page.$$eval('#chat .chat__tab', (els) => els.map((e) => e.getAttribute('data-room'))), ['players']);
+
+  // The language filter's refusal is said in the panel, and nothing is sent.
+  await say(a.page, 'fuck you');
+  await a.page.waitForSelector('#chat .chat__note--error');
+  assert.match(await a.page.locator('#chat .chat__note').textContent() ?? '', /language filter/);
+
+  // On the phone the panel fits the screen's width.
+  const box = await b.page.locator('#chat').boundingBox();
+  assert.ok(box && box.x >= 0 && box.x + box.width <= 360, `the chat fits the phone: ${JSON.stringify(box)}`);
+  await b.page.locator('#chat').scrollIntoViewIfNeeded();
+  await shot(b.page, 'chat-phone');
+  await shot(a.page, 'chat-desktop');
+
+  // Hiding an author, in this browser only, and showing them again.
+  await b.page.click('#chat .chat__line:has-text("good luck") .chat__act >> nth=0');
+  await b.page.waitForFunction(() => ![...document.querySelectorAll('#chat .chat__text')].some((e) => e.textContent === 'good luck'));
+  await b.page.click('#chat .chat__unmute');
+  await heard(b.page, 'good luck');
+  // Chat off: the panel keeps only its switch, across reloads.
+  await b.page.click('#chat .chat__toggle');
+  assert.equal(await b.page.locator('#chat .chat__body').isHidden(), true);
+  await go(b.page, path);
+  await b.page.waitForSelector('#chat:not([hidden])');
+  assert.equal(await b.page.locator('#chat .chat__body').isHidden(), true);
+  await b.page.click('#chat .chat__toggle');
+  await heard(b.page, 'good luck');
+
+  // A signed-in spectator writes in the spectators' room; the players read it after the end.
+  const c = await player();
+  await go(c.page, '/signup');
+  await c.page.fill('#username', `watcher${Date.now() % 100000}`);
+  await c.page.fill('#password', 'a long password here');
+  await c.page.click('button[type="submit"]');
+  await c.page.waitForURL((url) => !url.pathname.startsWith('/signup'));
+  await go(c.page, path);
+  await c.page.waitForSelector('#chat:not([hidden]) .chat__input');
+  assert.deepEqual(await c.page.$$eval('#chat .chat__tab', (els) => els.map((e) => e.getAttribute('data-room'))), ['spectators']);
+  await say(c.page, 'nice opening');
+  await heard(c.page, 'nice opening');
+  await a.page.click('[data-action="abort"]');
+  await confirm(a.page);
+  await a.page.waitForSelector('#chat .chat__tab[data-room="spectators"]');
+  await a.page.click('#chat .chat__tab[data-room="spectators"]');
+  await heard(a.page, 'nice opening');
+  for (const p of [a, b, c]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
 });

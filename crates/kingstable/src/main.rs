@@ -210,7 +210,8 @@ enum Command {
     Serve(commands::serve::ServeArgs),
     /// Look after accounts on the server's database (the same --database as serve):
     /// `reset-password USER` (for sites without e-mail), `grant moderator USER`,
-    /// `revoke moderator USER`. docs/OPERATIONS.md describes them.
+    /// `revoke moderator USER`; chat moderation: `ban USER`, `unban USER`, `mute USER
+    /// [--minutes N]`, `reports`. docs/OPERATIONS.md describes them.
     Admin(commands::admin::AdminArgs),
 }
 

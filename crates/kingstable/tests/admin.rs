@@ -159,3 +159,43 @@ fn admin_grants_and_revokes_the_moderator_role() {
         "admin must not create a database"
     );
 }
+
+/// `kingstable admin` with ARGS on the database at `db`.
+fn admin_on(db: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kingstable"))
+        .arg("admin")
+        .args(args)
+        .arg("--database")
+        .arg(db)
+        .env_remove("KINGSTABLE_DATABASE")
+        .output()
+        .expect("kingstable admin runs")
+}
+
+#[test]
+fn chat_moderation_refuses_unknown_accounts_and_bad_durations() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = database(dir.path());
+    let db = std::path::Path::new(&path);
+    let listed = admin_on(db, &["reports"]);
+    assert!(listed.status.success(), "{listed:?}");
+    assert_eq!(String::from_utf8_lossy(&listed.stdout).trim(), "no reports");
+    for args in [
+        &["ban", "nobody"][..],
+        &["unban", "nobody"],
+        &["mute", "nobody", "--minutes", "5"],
+    ] {
+        let out = admin_on(db, args);
+        assert!(!out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no account is named \"nobody\""),
+            "{args:?}: {stderr}"
+        );
+    }
+    let out = admin_on(db, &["mute", "ragnar", "--minutes", "0"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 to 525600 minutes"));
+    let banned = admin_on(db, &["ban", "ragnar"]);
+    assert!(banned.status.success(), "{banned:?}");
+}

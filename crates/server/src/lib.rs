@@ -19,6 +19,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod admin;
 pub mod api;
 pub mod auth;
 pub mod config;

@@ -53,6 +53,8 @@ pub struct Limiters {
     pub mail_requests: DefaultKeyedRateLimiter<IpAddr>,
     /// Messages sent on request to one account (by user id).
     pub mail_per_account: DefaultKeyedRateLimiter<String>,
+    /// Chat messages per author (account or guest).
+    pub chat: crate::live::chat::ChatLimiter,
     socket_messages: Quota,
 }
 
@@ -69,6 +71,7 @@ impl Limiters {
             import: RateLimiter::keyed(quota(limits.import)),
             mail_requests: RateLimiter::keyed(quota(limits.mail_requests)),
             mail_per_account: RateLimiter::keyed(quota(limits.mail_per_account)),
+            chat: crate::live::chat::ChatLimiter::default(),
             socket_messages: quota(limits.socket_messages),
         }
     }
@@ -89,6 +92,7 @@ impl Limiters {
         self.import.retain_recent();
         self.mail_requests.retain_recent();
         self.mail_per_account.retain_recent();
+        self.chat.forget_idle();
     }
 }
 

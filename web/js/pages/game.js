@@ -15,6 +15,7 @@ import { ensurePlayer } from '../app.js';
 import { navigate } from '../router.js';
 import { playSound } from '../sound.js';
 import { conditionalPanel } from '../conditional.js';
+import { Chat } from '../chat.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').Side} Side */
@@ -105,6 +106,7 @@ export async function render(main, [id]) {
   // The engine is kept out of a game until it ends (the server refuses it too).
   const drawTools = () => tools.replaceChildren(...(isOver(game.status) ? [flipButton, analyseLink, downloadLink] : [flipButton, downloadLink]));
 
+  const chat = new Chat((message) => socket.send(message));
   const boardBox = h('div', { class: 'play__board', dataset: { kind: game.kind } }, topBar, boardEl, bottomBar);
   main.append(h('div', { class: 'play' },
     boardBox,
@@ -116,7 +118,8 @@ export async function render(main, [id]) {
         status, actions, conn),
       moveList.el,
       tools,
-      watchers)));
+      watchers,
+      chat.el)));
   /** Conditional moves: for the players of a correspondence game (DAYSd) going on. */
   /** @type {ReturnType<typeof conditionalPanel> | null} */
   let conditional = null;
@@ -296,6 +299,7 @@ export async function render(main, [id]) {
     // Only an ongoing game's clock runs.
     clocks.sync(game.clocks && game.status !== 'ongoing' ? { ...game.clocks, running: null } : game.clocks);
     watchers.textContent = t('play.watchers', { count: game.watchers });
+    chat.setGame(game);
     main.dataset.status = game.status;
     main.dataset.rev = String(game.rev);
   }
@@ -384,7 +388,14 @@ export async function render(main, [id]) {
           setAbsent(msg.absent);
           drawStatus();
           break;
+        case 'chat':
+          chat.receive(msg);
+          break;
         case 'error': {
+          if (msg.code === 'chat_refused') {
+            chat.refused(msg.message);
+            break;
+          }
           toast(errorCodeText(String(msg.code ?? '')));
           // Shows the position as the server has it again (an optimistic move is undone).
           drawBoard();

@@ -1,6 +1,7 @@
-//! `kingstable admin`: account care on the server's database, for installs without
-//! e-mail or for the person who runs the site: set a new password, make a user a
-//! moderator or not. It opens the database `kingstable serve` uses (same `--database`
+//! `kingstable admin`: account care and chat moderation on the server's database, for
+//! installs without e-mail or for the person who runs the site: set a new password, make
+//! a user a moderator or not, ban, unban or mute an account in chat, list reported
+//! messages. It opens the database `kingstable serve` uses (same `--database`
 //! option and environment variable), which may be in use by a running server.
 
 use std::io::BufRead;
@@ -8,6 +9,7 @@ use std::io::BufRead;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 
+use server::admin::ChatAction;
 use server::auth::{Password, hash_password_blocking};
 use server::{DatabaseUrl, Store};
 
@@ -53,6 +55,31 @@ pub enum AdminAction {
         role: Role,
         /// The username (any case).
         user: String,
+    },
+    /// Bar an account from every chat room until `unban` (a running server refuses its
+    /// next message, on pages already open).
+    Ban {
+        /// The account's name.
+        user: String,
+    },
+    /// Lift an account's chat ban and mute.
+    Unban {
+        /// The account's name.
+        user: String,
+    },
+    /// Bar an account from chat for a while.
+    Mute {
+        /// The account's name.
+        user: String,
+        /// How long, in minutes (1 to 525600).
+        #[arg(long, default_value_t = 60)]
+        minutes: u64,
+    },
+    /// List the latest reported chat messages, newest first.
+    Reports {
+        /// How many.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
     },
 }
 
@@ -120,7 +147,20 @@ async fn act(store: &Store, action: AdminAction) -> Result<()> {
         }
         AdminAction::Grant { role, user } => set_role(store, role, &user, true).await?,
         AdminAction::Revoke { role, user } => set_role(store, role, &user, false).await?,
+        AdminAction::Ban { user } => moderate(store, ChatAction::Ban(user)).await?,
+        AdminAction::Unban { user } => moderate(store, ChatAction::Unban(user)).await?,
+        AdminAction::Mute { user, minutes } => {
+            moderate(store, ChatAction::Mute(user, minutes)).await?;
+        }
+        AdminAction::Reports { limit } => moderate(store, ChatAction::Reports(limit)).await?,
     }
+    Ok(())
+}
+
+/// A chat moderation action (`server::admin`), its outcome printed.
+async fn moderate(store: &Store, action: ChatAction) -> Result<()> {
+    let said = server::admin::run(store, &action).await?;
+    println!("{said}");
     Ok(())
 }
 

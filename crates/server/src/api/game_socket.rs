@@ -25,6 +25,7 @@ use super::ApiPath;
 use crate::auth::{SessionWatch, Viewer};
 use crate::conn::SocketSlot;
 use crate::error::ApiError;
+use crate::live::chat::{self, Author, ChatRoom};
 use crate::live::{
     self, CatchUp, ClientMessage, Feed, Handle, Ident, Published, Refusal, ServerMessage,
     SocketError,
@@ -69,10 +70,18 @@ pub async fn game_socket(
         return Err(ApiError::not_found("no such game"));
     }
     let ident = Ident::from(&viewer);
+    let author = Author::of(&viewer);
     let slot = state.connections.socket(ip)?;
     let watch = state.revocations.watch(&state, &viewer);
     Ok(sized(upgrade).on_upgrade(move |socket| {
-        serve_game(state, id, ident, handle, socket, Held { slot, watch })
+        serve_game(
+            state,
+            id,
+            (ident, author),
+            handle,
+            socket,
+            Held { slot, watch },
+        )
     }))
 }
 
@@ -107,6 +116,10 @@ struct Viewing {
     /// The watcher counts published after this version count this socket (it is left
     /// out of the count its client is sent).
     counted_after: u64,
+    /// Whether the chat history has been sent (at the first `hello`).
+    chat_sent: bool,
+    /// Whether the game was over at the last change seen (both rooms read then).
+    over: bool,
 }
 
 impl Viewing {
@@ -134,11 +147,36 @@ impl Viewing {
         texts
     }
 
+    /// The chat history of the rooms this viewer reads now and did not before (all it
+    /// reads, the first time), once the client has said hello; the game's end opens
+    /// both rooms to everyone.
+    fn chat_news(&mut self, feed: &Feed) -> Vec<Arc<str>> {
+        let was_over = self.over;
+        self.over = chat::is_over(feed);
+        let first = !self.chat_sent;
+        self.chat_sent = true;
+        let mut texts = Vec::new();
+        for room in ChatRoom::BOTH {
+            let before = !first && room.readable_by(self.you, was_over);
+            if !before && room.readable_by(self.you, self.over) {
+                texts.extend(feed.chat_history(room));
+            }
+        }
+        texts
+    }
+
     /// What to send for one publication.
     fn published(&mut self, feed: &Feed, item: Published) -> Vec<Arc<str>> {
         match item {
             Published::Watchers(count) => vec![Arc::clone(count.text_for(self.counted_after))],
             Published::Rematch(text) | Published::Absent(text) => vec![text],
+            Published::Chat(room, text) => {
+                if self.chat_sent && room.readable_by(self.you, self.over) {
+                    vec![text]
+                } else {
+                    Vec::new()
+                }
+            }
             Published::Change(frame) => match self.rev {
                 // Not said hello yet: it will get the state then.
                 None => Vec::new(),
@@ -169,7 +207,7 @@ pub(super) struct Held {
 async fn serve_game(
     state: AppState,
     id: String,
-    ident: Ident,
+    (ident, author): (Ident, Author),
     mut handle: Option<Handle>,
     mut socket: WebSocket,
     held: Held,
@@ -193,6 +231,8 @@ async fn serve_game(
             .and_then(|f| ident.side_among(&f.snapshot().seats)),
         ident,
         rev: None,
+        chat_sent: false,
+        over: false,
     };
     'serve: loop {
         let texts: Vec<Arc<str>> = tokio::select! {
@@ -225,12 +265,30 @@ async fn serve_game(
                         Some(feed) if handle.is_some() => {
                             let mut texts = viewing.catch_up(feed, seen);
                             texts.extend(feed.rematch());
+                            texts.extend(viewing.chat_news(feed));
                             for text in &texts {
                                 if !send_text(&mut socket, text).await { break 'serve }
                             }
                             None
                         }
-                        _ => stored_state(&state, &id, &viewing.ident).await,
+                        _ => {
+                            let reply = stored_state(&state, &id, &viewing.ident).await;
+                            if let Some(reply) = &reply
+                                && !send(&mut socket, reply).await
+                            {
+                                break 'serve;
+                            }
+                            for line in stored_chat(&state, &id, &mut viewing).await {
+                                if !send_text(&mut socket, &line).await { break 'serve }
+                            }
+                            None
+                        }
+                    },
+                    Ok(ClientMessage::Chat { room, text }) => match &feed {
+                        Some(feed) if handle.is_some() => {
+                            chat::post(&state, &id, feed, &author, room, &text).await.err().map(ServerMessage::from)
+                        }
+                        _ => Some(Refusal::new(SocketError::ChatRefused, "this game's chat is closed").into()),
                     },
                     Ok(message) => match &handle {
                         Some(handle) => match handle.act(viewing.ident.clone(), message).await {
@@ -248,9 +306,23 @@ async fn serve_game(
                 }
             }
             item = recv(&mut updates) => match (item, &feed) {
-                (Ok(item), Some(feed)) => viewing.published(feed, item),
+                (Ok(item), Some(feed)) => {
+                    let changed = matches!(item, Published::Change(_) | Published::Reset);
+                    let mut texts = viewing.published(feed, item);
+                    if changed && viewing.chat_sent && !viewing.over {
+                        texts.extend(viewing.chat_news(feed));
+                    }
+                    texts
+                }
                 (Err(RecvError::Lagged(_)), Some(feed)) => match viewing.rev {
-                    Some(rev) => viewing.catch_up(feed, rev),
+                    Some(rev) => {
+                        // Chat missed too: the history again (the client keeps each
+                        // message once, by id).
+                        viewing.chat_sent = false;
+                        let mut texts = viewing.catch_up(feed, rev);
+                        texts.extend(viewing.chat_news(feed));
+                        texts
+                    }
                     None => Vec::new(),
                 },
                 _ => {
@@ -280,6 +352,21 @@ async fn recv(
     match updates {
         Some(receiver) => receiver.recv().await,
         None => std::future::pending().await,
+    }
+}
+
+/// The chat of a game with no owner (over some time ago), once per socket.
+async fn stored_chat(state: &AppState, id: &str, viewing: &mut Viewing) -> Vec<Arc<str>> {
+    if viewing.chat_sent {
+        return Vec::new();
+    }
+    viewing.chat_sent = true;
+    match chat::stored_lines(state, id).await {
+        Ok(lines) => lines.iter().map(chat::ChatLine::text).collect(),
+        Err(error) => {
+            tracing::error!(%error, "reading a game's chat");
+            Vec::new()
+        }
     }
 }
 

@@ -6,6 +6,7 @@ mod analysis;
 mod archive;
 mod challenges;
 mod conditional;
+mod chat;
 mod game_socket;
 mod games;
 mod lobby_socket;
@@ -77,6 +78,8 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("GET", "/api/archive/{id}"),
     ("GET", "/api/games/{id}/record"),
     ("POST", "/api/import"),
+    ("GET", "/api/games/{id}/chat"),
+    ("POST", "/api/chat/{id}/report"),
 ];
 
 /// The whole application: the API, `/health`, `/metrics`, and the web client for every
@@ -129,6 +132,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/archive/{id}", get(archive::game))
         .route("/api/games/{id}/record", get(archive::download))
         .route("/api/import", post(archive::import))
+        .route("/api/games/{id}/chat", get(chat::list))
+        .route("/api/chat/{id}/report", post(chat::report))
         .route("/api/{*rest}", any(api_not_found))
         .route("/health", get(ops::health))
         .route("/metrics", get(ops::metrics))

@@ -15,6 +15,7 @@ use games::MoveInfo;
 use session::{Clocks, Timestamp};
 use tokio::sync::broadcast;
 
+use super::chat::{self, ChatRoom};
 use super::lock;
 use super::messages::{ClocksView, GameView, ServerMessage};
 use crate::store::SeatRecord;
@@ -149,6 +150,8 @@ pub enum Published {
     /// Who has left the game (every socket of theirs closed), and when the opponent may
     /// claim: on every arrival and departure.
     Absent(Arc<str>),
+    /// A chat message said in a room: written by the sockets that may read that room.
+    Chat(ChatRoom, Arc<str>),
 }
 
 /// A watcher count as published: the `watchers` message for a socket already counted
@@ -201,6 +204,8 @@ struct Kept {
     snapshot: Arc<Snapshot>,
     watchers: Arc<WatcherCount>,
     rematch: Option<Arc<str>>,
+    /// The last messages of each room (players, spectators), oldest first.
+    chat: [VecDeque<Arc<str>>; 2],
 }
 
 /// What a socket at a revision has missed.
@@ -223,6 +228,7 @@ impl Feed {
                 snapshot: Arc::new(snapshot),
                 watchers: Arc::new(WatcherCount::new(0, 0)),
                 rematch: None,
+                chat: Default::default(),
             }),
         }
     }
@@ -343,6 +349,44 @@ impl Feed {
         let text = to_text(&ServerMessage::Rematch { id: id.to_owned() });
         lock(&self.inner).rematch = Some(Arc::clone(&text));
         let _ = self.sender.send(Published::Rematch(text));
+    }
+}
+
+impl Feed {
+    /// Publishes a chat message said in `room` (checked and stored), keeping the last
+    /// [`chat::HISTORY`] of the room.
+    pub fn chat(&self, room: ChatRoom, text: Arc<str>) {
+        {
+            let mut kept = lock(&self.inner);
+            let history = &mut kept.chat[room.index()];
+            if history.len() == chat::HISTORY {
+                history.pop_front();
+            }
+            history.push_back(Arc::clone(&text));
+        }
+        let _ = self.sender.send(Published::Chat(room, text));
+    }
+
+    /// The last messages of `room`, oldest first.
+    #[must_use]
+    pub fn chat_history(&self, room: ChatRoom) -> Vec<Arc<str>> {
+        lock(&self.inner).chat[room.index()]
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Sets the history of `room` (read back from the store when the game resumes),
+    /// oldest first; the messages published since come after.
+    pub fn load_chat(&self, room: ChatRoom, texts: Vec<Arc<str>>) {
+        let mut kept = lock(&self.inner);
+        let history = &mut kept.chat[room.index()];
+        let since: Vec<Arc<str>> = history.drain(..).collect();
+        history.extend(texts);
+        history.extend(since);
+        while history.len() > chat::HISTORY {
+            history.pop_front();
+        }
     }
 }
 

@@ -56,6 +56,13 @@ pub enum ClientMessage {
     ClaimDraw,
     /// Ask for a rematch once the game is over.
     Rematch,
+    /// Say something in one of the game's chat rooms (see [`super::chat`]).
+    Chat {
+        /// `players` or `spectators`.
+        room: super::chat::ChatRoom,
+        /// What to say: at most [`super::chat::MAX_CHARS`] characters, one line.
+        text: String,
+    },
     /// Keep the connection open.
     Ping,
 }
@@ -84,11 +91,14 @@ pub enum SocketError {
     NotFound,
     /// The server could not store the change; nothing changed.
     Internal,
+    /// A chat message was refused (too long, control characters, language, too many,
+    /// chat off here, or the author is muted): the message says why.
+    ChatRefused,
 }
 
 impl SocketError {
     /// Every code, for the documentation test.
-    pub const ALL: [SocketError; 10] = [
+    pub const ALL: [SocketError; 11] = [
         SocketError::BadMessage,
         SocketError::NotAPlayer,
         SocketError::NotYourTurn,
@@ -99,6 +109,7 @@ impl SocketError {
         SocketError::RateLimited,
         SocketError::NotFound,
         SocketError::Internal,
+        SocketError::ChatRefused,
     ];
 
     /// The code as sent.
@@ -115,6 +126,7 @@ impl SocketError {
             SocketError::RateLimited => "rate_limited",
             SocketError::NotFound => "not_found",
             SocketError::Internal => "internal",
+            SocketError::ChatRefused => "chat_refused",
         }
     }
 }
@@ -192,6 +204,8 @@ pub enum ServerMessage {
         /// In words.
         message: String,
     },
+    /// A chat message, to the sockets that may read its room.
+    Chat(Box<super::chat::ChatLine>),
     /// The answer to `ping`.
     Pong,
 }
@@ -342,8 +356,8 @@ impl Action {
 
 impl ServerMessage {
     /// The tag (`"t"`) of every message of the game socket, for the documentation test.
-    pub const TAGS: [&'static str; 7] = [
-        "state", "events", "clocks", "watchers", "rematch", "error", "pong",
+    pub const TAGS: [&'static str; 8] = [
+        "state", "events", "clocks", "watchers", "rematch", "error", "chat", "pong",
     ];
 }
 

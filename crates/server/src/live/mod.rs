@@ -12,6 +12,7 @@
 mod ai;
 pub mod challenges;
 pub mod conditional;
+pub mod chat;
 pub mod feed;
 pub mod lifecycle;
 pub mod lobby;
@@ -381,7 +382,18 @@ pub async fn resume_all(state: &AppState) -> Result<usize, StoreError> {
         if let (Some(session), Some(from)) = (&mut session, down_since) {
             lifecycle::give_back_downtime(state, &record.id, session, from).await;
         }
+        let chatty = session.is_some()
+            && ![&record.first, &record.second]
+                .iter()
+                .any(|s| s.ai_level.is_some());
+        let id = record.id.clone();
         spawn_owner(state, record, session).await;
+        if chatty
+            && let Some(handle) = state.live.handle(&id)
+            && let Err(error) = chat::restore(state, &id, handle.feed()).await
+        {
+            tracing::error!(game = %id, %error, "a game's chat cannot be read back");
+        }
         resumed += 1;
     }
     Ok(resumed)

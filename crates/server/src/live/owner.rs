@@ -875,7 +875,10 @@ impl Owner {
             ClientMessage::Abort => next.abort(player, now).map_err(Refusal::from),
             ClientMessage::ClaimVictory => self.claim(player, false, &mut next, now),
             ClientMessage::ClaimDraw => self.claim(player, true, &mut next, now),
-            ClientMessage::Hello { .. } | ClientMessage::Ping | ClientMessage::Rematch => {
+            ClientMessage::Hello { .. }
+            | ClientMessage::Ping
+            | ClientMessage::Rematch
+            | ClientMessage::Chat { .. } => {
                 Err(Refusal::new(SocketError::BadMessage, "not an action"))
             }
         };

@@ -12,6 +12,7 @@
 mod archive;
 mod challenges;
 mod conditional;
+mod chat;
 mod games;
 mod lifecycle;
 mod mail;
@@ -36,6 +37,7 @@ pub use challenges::{
     LIVE_CHALLENGE_TTL_MS, NewChallenge, challenge_expires_at,
 };
 pub use conditional::StoredLines;
+pub use chat::{ChatRecord, ReportRecord, Sanction};
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
@@ -88,6 +90,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "conditional moves",
         include_str!("../../migrations/0009_conditional.sql"),
     ),
+    (10, "chat", include_str!("../../migrations/0010_chat.sql")),
 ];
 
 /// Why a storage operation failed.

@@ -1,0 +1,376 @@
+//! Game chat: the players' room and the spectators' room of every game between people.
+//!
+//! The players' room is read by the two players while the game goes on; the
+//! spectators' room by everyone else (the players cannot read it, as on lichess). Once
+//! the game is over both are read by everyone. A message is checked here (length, one
+//! line, no control or bidi-override characters, the profanity filter, the author's rate
+//! limit and sanctions), stored, then published once on the game's [`Feed`] as one
+//! serialised `chat` message that each socket of the game writes if its viewer may read
+//! that room. The feed keeps the last [`HISTORY`] messages of each room for the sockets
+//! that open later.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use game::Player;
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use rustrict::CensorStr;
+use serde::{Deserialize, Serialize};
+
+use super::feed::Feed;
+use super::messages::{GameStatusView, Refusal, ServerMessage, SocketError};
+use super::{Ident, feed};
+use crate::auth::Viewer;
+use crate::state::AppState;
+use crate::store::{ChatRecord, StoreError, now_ms};
+
+/// The longest message, in characters.
+pub const MAX_CHARS: usize = 500;
+/// How many messages of each room the feed keeps for sockets that open later (and a
+/// finished game's chat lists at most: [`ARCHIVE`]).
+pub const HISTORY: usize = 50;
+/// The most messages a finished game's chat shows (both rooms together).
+pub const ARCHIVE: usize = 2 * HISTORY;
+/// Messages one author may send in a burst ...
+pub const BURST: u32 = 5;
+/// ... then one more each this long (five messages per ten seconds at most).
+pub const REFILL: Duration = Duration::from_secs(2);
+
+/// A game's chat room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatRoom {
+    /// The two players.
+    Players,
+    /// Everyone else.
+    Spectators,
+}
+
+impl ChatRoom {
+    /// Both rooms.
+    pub const BOTH: [ChatRoom; 2] = [ChatRoom::Players, ChatRoom::Spectators];
+
+    /// The room's name as stored and sent.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChatRoom::Players => "players",
+            ChatRoom::Spectators => "spectators",
+        }
+    }
+
+    /// The room named `name`.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<ChatRoom> {
+        ChatRoom::BOTH.into_iter().find(|r| r.as_str() == name)
+    }
+
+    /// Its place in per-room arrays.
+    #[must_use]
+    pub fn index(self) -> usize {
+        match self {
+            ChatRoom::Players => 0,
+            ChatRoom::Spectators => 1,
+        }
+    }
+
+    /// Whether a viewer on side `you` (a spectator: `None`) reads this room, the game
+    /// being over (`over`) or not.
+    #[must_use]
+    pub fn readable_by(self, you: Option<Player>, over: bool) -> bool {
+        over || match self {
+            ChatRoom::Players => you.is_some(),
+            ChatRoom::Spectators => you.is_none(),
+        }
+    }
+}
+
+/// A chat message as sent (`{"t":"chat",...}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChatLine {
+    /// The message's id (to report it).
+    pub id: String,
+    /// The room it was said in.
+    pub room: ChatRoom,
+    /// The author's name.
+    pub from: String,
+    /// Whether the author is a guest.
+    pub guest: bool,
+    /// What was said.
+    pub text: String,
+    /// When (ms since the Unix epoch).
+    pub at: i64,
+}
+
+impl ChatLine {
+    /// The line of a stored message (`None` for a room this server does not know).
+    #[must_use]
+    pub fn of(record: &ChatRecord) -> Option<ChatLine> {
+        Some(ChatLine {
+            id: record.id.clone(),
+            room: ChatRoom::from_name(&record.room)?,
+            from: record.author.clone(),
+            guest: record.user_id.is_none(),
+            text: record.body.clone(),
+            at: record.created_at,
+        })
+    }
+
+    /// The `chat` message, serialised.
+    #[must_use]
+    pub fn text(&self) -> Arc<str> {
+        feed::to_text(&ServerMessage::Chat(Box::new(self.clone())))
+    }
+}
+
+/// Who writes: the socket's identity and the name others see.
+#[derive(Clone, Debug, Default)]
+pub struct Author {
+    ident: Ident,
+    name: Option<String>,
+}
+
+impl Author {
+    /// The author behind `viewer` (an anonymous visitor has no name and cannot write).
+    #[must_use]
+    pub fn of(viewer: &Viewer) -> Author {
+        let name = match viewer {
+            Viewer::User { user, .. } => Some(user.username.clone()),
+            Viewer::Guest(guest) => Some(guest.name.clone()),
+            Viewer::Anonymous => None,
+        };
+        Author {
+            ident: Ident::from(viewer),
+            name,
+        }
+    }
+}
+
+/// The per-author rate limit of chat messages.
+#[derive(Debug)]
+pub struct ChatLimiter(DefaultKeyedRateLimiter<String>);
+
+impl Default for ChatLimiter {
+    fn default() -> ChatLimiter {
+        let burst = NonZeroU32::new(BURST).unwrap_or(NonZeroU32::MIN);
+        let quota = Quota::with_period(REFILL)
+            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+            .allow_burst(burst);
+        ChatLimiter(RateLimiter::keyed(quota))
+    }
+}
+
+impl ChatLimiter {
+    /// Takes one message from `key`'s bucket; false when it is empty.
+    #[must_use]
+    pub fn take(&self, key: &str) -> bool {
+        self.0.check_key(&key.to_owned()).is_ok()
+    }
+
+    /// Forgets authors whose buckets are full again, so memory stays bounded.
+    pub fn forget_idle(&self) {
+        self.0.retain_recent();
+    }
+}
+
+/// Why a text cannot be said, in words; `None` when it can. The text is taken as it is
+/// (the caller trims it).
+#[must_use]
+pub fn text_problem(text: &str) -> Option<String> {
+    if text.is_empty() {
+        return Some("say something: the message is empty".into());
+    }
+    let count = text.chars().count();
+    if count > MAX_CHARS {
+        return Some(format!(
+            "a message has at most {MAX_CHARS} characters (this one has {count})"
+        ));
+    }
+    if let Some(c) = text.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
+        return Some(format!(
+            "a message is one line of text: the character U+{:04X} is not allowed",
+            u32::from(c)
+        ));
+    }
+    if text.is_inappropriate() {
+        return Some("the message was refused by the language filter: please rephrase".into());
+    }
+    None
+}
+
+/// The characters that reorder how text around them is shown (embeddings, overrides,
+/// isolates and the Arabic letter mark): a name or message could look like another.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+fn refused(message: impl Into<String>) -> Refusal {
+    Refusal::new(SocketError::ChatRefused, message)
+}
+
+/// Whether the game whose latest state `feed` holds is over.
+#[must_use]
+pub fn is_over(feed: &Feed) -> bool {
+    matches!(
+        feed.snapshot().view.status,
+        GameStatusView::Finished | GameStatusView::Aborted
+    )
+}
+
+/// Says `text` in `room` of the game `game_id` (live: `feed`): checks it, stores it and
+/// publishes it to the sockets that may read the room.
+///
+/// # Errors
+/// `chat_refused` with the reason, or `internal` when it cannot be stored; nothing is
+/// stored or sent then.
+pub async fn post(
+    state: &AppState,
+    game_id: &str,
+    feed: &Feed,
+    author: &Author,
+    room: ChatRoom,
+    text: &str,
+) -> Result<(), Refusal> {
+    let (Some(name), Some(key)) = (&author.name, author.ident.key()) else {
+        return Err(refused("only players and signed-in visitors may chat"));
+    };
+    let snapshot = feed.snapshot();
+    if snapshot.seats.iter().any(|s| s.ai_level.is_some()) {
+        return Err(refused("chat is off in games against the AI"));
+    }
+    if snapshot.seats.iter().any(|s| s.player().is_none()) {
+        return Err(refused("chat opens when both players are seated"));
+    }
+    let you = author.ident.side_among(&snapshot.seats);
+    match (room, you) {
+        (ChatRoom::Players, None) => {
+            return Err(refused("only the players write in the players' room"));
+        }
+        (ChatRoom::Spectators, Some(_)) => {
+            return Err(refused("the players do not write in the spectators' room"));
+        }
+        (ChatRoom::Spectators, None) if author.ident.user.is_none() => {
+            return Err(refused("sign in to chat in the spectators' room"));
+        }
+        _ => {}
+    }
+    let text = text.trim();
+    if let Some(problem) = text_problem(text) {
+        return Err(refused(problem));
+    }
+    if !state.limiters.chat.take(key) {
+        return Err(refused(format!(
+            "too many messages: at most {BURST} in {} seconds",
+            u64::from(BURST) * REFILL.as_secs()
+        )));
+    }
+    let internal = |error: StoreError| {
+        tracing::error!(%error, "storing a chat message");
+        Refusal::new(SocketError::Internal, "the message cannot be stored now")
+    };
+    let now = now_ms();
+    if let Some(user) = &author.ident.user {
+        // Read at every message: a ban or mute from `kingstable admin` (another process)
+        // holds from the next message on, on sockets already open.
+        let sanction = state.store.sanction(user).await.map_err(internal)?;
+        if sanction.banned {
+            return Err(refused("your account may not chat (banned by a moderator)"));
+        }
+        if sanction.bars(now) {
+            return Err(refused("your account is muted in chat for now"));
+        }
+    }
+    let record = ChatRecord {
+        id: String::new(),
+        game_id: game_id.to_owned(),
+        room: room.as_str().to_owned(),
+        user_id: author.ident.user.clone(),
+        guest_id: if author.ident.user.is_some() {
+            None
+        } else {
+            author.ident.guest.clone()
+        },
+        author: name.clone(),
+        body: text.to_owned(),
+        created_at: now,
+    };
+    let stored = state.store.add_chat(&record).await.map_err(internal)?;
+    if let Some(line) = ChatLine::of(&stored) {
+        feed.chat(room, line.text());
+    }
+    Ok(())
+}
+
+/// Loads the recent messages of `game_id` into its feed (a game resumed at start).
+///
+/// # Errors
+/// On a database failure.
+pub async fn restore(state: &AppState, game_id: &str, feed: &Feed) -> Result<(), StoreError> {
+    for room in ChatRoom::BOTH {
+        let records = state
+            .store
+            .game_chat(game_id, Some(room.as_str()), HISTORY)
+            .await?;
+        let texts = records
+            .iter()
+            .filter_map(ChatLine::of)
+            .map(|line| line.text())
+            .collect();
+        feed.load_chat(room, texts);
+    }
+    Ok(())
+}
+
+/// The messages of a finished game that has no owner any more, as sent.
+///
+/// # Errors
+/// On a database failure.
+pub async fn stored_lines(state: &AppState, game_id: &str) -> Result<Vec<ChatLine>, StoreError> {
+    let records = state.store.game_chat(game_id, None, ARCHIVE).await?;
+    Ok(records.iter().filter_map(ChatLine::of).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chat_text_is_one_line_of_bounded_length_without_bidi_overrides() {
+        assert_eq!(text_problem("good luck, have fun"), None);
+        assert_eq!(text_problem(&"é".repeat(MAX_CHARS)), None);
+        assert!(text_problem(&"é".repeat(MAX_CHARS + 1)).is_some());
+        assert!(text_problem("").is_some());
+        for bad in ["a\nb", "a\u{7}b", "a\u{202E}b", "a\u{2066}b", "\u{200F}x"] {
+            assert!(text_problem(bad).unwrap().contains("U+"), "{bad:?}");
+        }
+        assert!(
+            text_problem("fuck you")
+                .unwrap()
+                .contains("language filter")
+        );
+    }
+
+    #[test]
+    fn chat_rooms_are_private_until_the_end() {
+        let (player, spectator) = (Some(Player::First), None);
+        assert!(ChatRoom::Players.readable_by(player, false));
+        assert!(!ChatRoom::Players.readable_by(spectator, false));
+        assert!(!ChatRoom::Spectators.readable_by(player, false));
+        assert!(ChatRoom::Spectators.readable_by(spectator, false));
+        for room in ChatRoom::BOTH {
+            assert!(room.readable_by(player, true) && room.readable_by(spectator, true));
+            assert_eq!(ChatRoom::from_name(room.as_str()), Some(room));
+        }
+    }
+
+    #[test]
+    fn a_chat_author_is_limited_to_a_burst() {
+        let limiter = ChatLimiter::default();
+        for _ in 0..BURST {
+            assert!(limiter.take("a"));
+        }
+        assert!(!limiter.take("a"));
+        assert!(limiter.take("b"), "another author has their own bucket");
+    }
+}
