@@ -11,8 +11,8 @@
 
 mod ai;
 pub mod challenges;
-pub mod conditional;
 pub mod chat;
+pub mod conditional;
 pub mod feed;
 pub mod lifecycle;
 pub mod lobby;

@@ -11,8 +11,8 @@
 
 mod archive;
 mod challenges;
-mod conditional;
 mod chat;
+mod conditional;
 mod games;
 mod lifecycle;
 mod mail;
@@ -36,8 +36,8 @@ pub use challenges::{
     CORRESPONDENCE_CHALLENGE_TTL_MS, Challenge, ChallengeSide, ChallengeStatus,
     LIVE_CHALLENGE_TTL_MS, NewChallenge, challenge_expires_at,
 };
-pub use conditional::StoredLines;
 pub use chat::{ChatRecord, ReportRecord, Sanction};
+pub use conditional::StoredLines;
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
