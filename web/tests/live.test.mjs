@@ -7,7 +7,7 @@
 // whose room the players read once the game is over (docs/API.md).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, fixture } from './support.mjs';
+import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, newPlayer, visit, playAny, fixture } from './support.mjs';
 
 /** @typedef {import('playwright-core').Page} Page */
 
@@ -43,28 +43,11 @@ after(async () => {
 
 const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
 
-/**
- * A player: their own browser context (cookies), one page, its script errors.
- * @param {{width: number, height: number}} [viewport]
- */
-async function player(viewport = DESKTOP) {
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
-  const context = await b.newContext({ viewport, hasTouch: viewport === PHONE });
-  const page = await context.newPage();
-  /** @type {string[]} */
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  return { context, page, errors };
-}
+/** @param {{width: number, height: number}} [viewport] */
+const player = (viewport = DESKTOP) => newPlayer(/** @type {import('playwright-core').Browser} */ (browser), viewport);
 
-/**
- * @param {Page} page
- * @param {string} path
- */
-async function go(page, path) {
-  await page.goto(`${origin()}${path}`);
-  await page.waitForSelector('body[data-ready="true"]');
-}
+/** @param {Page} page @param {string} path */
+const go = (page, path) => visit(page, origin(), path);
 
 /**
  * Creates a game from the home page's form; returns the game page's path.
@@ -100,20 +83,6 @@ const plies = (page) => page.locator('.moves__move[data-ply]').count();
  */
 const waitPlies = (page, n) => page.waitForFunction((k) => document.querySelectorAll('.moves__move[data-ply]').length >= k, n, { timeout: 30000 });
 
-/**
- * Plays some legal move by clicking, as a player would (the first movable piece, its
- * first destination, the first path if asked).
- * @param {Page} page
- */
-async function playAny(page) {
-  await page.waitForSelector('.kt-board[data-interactive="true"] .kt-piece--movable', { timeout: 30000 });
-  const from = await page.locator('.kt-piece--movable').first().getAttribute('data-square');
-  await page.click(`.kt-sq[data-square="${from}"]`);
-  const to = await page.locator('.kt-dest').first().getAttribute('data-square');
-  await page.click(`.kt-sq[data-square="${to}"]`);
-  const choice = page.locator('.kt-picker__choice');
-  if (await choice.count()) await choice.first().click();
-}
 
 /**
  * Plays the move `text` by clicking its start and end (and its path in the picker).

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable } from './support.mjs';
+import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, newPlayer, visit, playAny } from './support.mjs';
 
 /** @typedef {import('playwright-core').Page} Page */
 
@@ -44,38 +44,12 @@ after(async () => {
 const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
 
 /** @param {{width: number, height: number}} [viewport] */
-async function player(viewport = DESKTOP) {
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
-  const context = await b.newContext({ viewport, hasTouch: viewport === PHONE });
-  const page = await context.newPage();
-  /** @type {string[]} */
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  return { context, page, errors };
-}
+/** @param {{width: number, height: number}} [viewport] */
+const player = (viewport = DESKTOP) => newPlayer(/** @type {import('playwright-core').Browser} */ (browser), viewport);
 
-/**
- * @param {Page} page
- * @param {string} path
- */
-async function go(page, path) {
-  await page.goto(`${origin()}${path}`);
-  await page.waitForSelector('body[data-ready="true"]');
-}
+/** @param {Page} page @param {string} path */
+const go = (page, path) => visit(page, origin(), path);
 
-/**
- * Plays some legal move by clicking.
- * @param {Page} page
- */
-async function playAny(page) {
-  await page.waitForSelector('.kt-board[data-interactive="true"] .kt-piece--movable', { timeout: 30000 });
-  const from = await page.locator('.kt-piece--movable').first().getAttribute('data-square');
-  await page.click(`.kt-sq[data-square="${from}"]`);
-  const to = await page.locator('.kt-dest').first().getAttribute('data-square');
-  await page.click(`.kt-sq[data-square="${to}"]`);
-  const choice = page.locator('.kt-picker__choice');
-  if (await choice.count()) await choice.first().click();
-}
 
 /** @param {Page} page */
 const headerCount = (page) => page.locator('#my-games').getAttribute('data-count');

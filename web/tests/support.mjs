@@ -208,3 +208,43 @@ export async function startKingstable(bin, again, extra = []) {
     kill: () => end('SIGKILL'),
   };
 }
+
+/**
+ * A player: their own browser context (cookies), one page, its script errors.
+ * @param {import('playwright-core').Browser} browser
+ * @param {{width: number, height: number}} [viewport]
+ */
+export async function newPlayer(browser, viewport = DESKTOP) {
+  const context = await browser.newContext({ viewport, hasTouch: viewport === PHONE });
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return { context, page, errors };
+}
+
+/**
+ * Opens `path` of the server at `origin` and waits until the page is drawn.
+ * @param {import('playwright-core').Page} page
+ * @param {string} origin
+ * @param {string} path
+ */
+export async function visit(page, origin, path) {
+  await page.goto(`${origin}${path}`);
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+/**
+ * Plays some legal move by clicking, as a player would (the first movable piece, its
+ * first destination, the first path if asked).
+ * @param {import('playwright-core').Page} page
+ */
+export async function playAny(page) {
+  await page.waitForSelector('.kt-board[data-interactive="true"] .kt-piece--movable', { timeout: 30000 });
+  const from = await page.locator('.kt-piece--movable').first().getAttribute('data-square');
+  await page.click(`.kt-sq[data-square="${from}"]`);
+  const to = await page.locator('.kt-dest').first().getAttribute('data-square');
+  await page.click(`.kt-sq[data-square="${to}"]`);
+  const choice = page.locator('.kt-picker__choice');
+  if (await choice.count()) await choice.first().click();
+}
