@@ -62,18 +62,7 @@ async fn try_connect(
     client: &Client,
     path: &str,
 ) -> Result<common::ws::Stream, u16> {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut request = format!("ws://{}{path}", server.addr)
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("origin", server.base.parse().unwrap());
-    if let Some(cookies) = client.cookie_header() {
-        request
-            .headers_mut()
-            .insert("cookie", cookies.parse().unwrap());
-    }
+    let request = common::ws::request(server, client, path);
     match tokio_tungstenite::connect_async(request).await {
         Ok((stream, _)) => Ok(stream),
         Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {

@@ -14,8 +14,13 @@ use super::{Client, TestServer};
 pub type Stream =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-/// Opens `path` on `server` as a browser of `client` would: same origin, its cookies.
-pub async fn connect(server: &TestServer, client: &Client, path: &str) -> Stream {
+/// The upgrade request for `path` on `server` as a browser of `client` sends it: same
+/// origin, its cookies.
+pub fn request(
+    server: &TestServer,
+    client: &Client,
+    path: &str,
+) -> tokio_tungstenite::tungstenite::handshake::client::Request {
     let mut request = format!("ws://{}{path}", server.addr)
         .into_client_request()
         .unwrap();
@@ -27,7 +32,15 @@ pub async fn connect(server: &TestServer, client: &Client, path: &str) -> Stream
             .headers_mut()
             .insert("cookie", cookies.parse().unwrap());
     }
-    tokio_tungstenite::connect_async(request).await.unwrap().0
+    request
+}
+
+/// Opens `path` on `server` as a browser of `client` would: same origin, its cookies.
+pub async fn connect(server: &TestServer, client: &Client, path: &str) -> Stream {
+    tokio_tungstenite::connect_async(request(server, client, path))
+        .await
+        .unwrap()
+        .0
 }
 
 /// An open socket.
