@@ -133,6 +133,8 @@ export const api = {
   signin: (username, password) => request('POST', '/api/account/signin', { username, password }),
   signout: () => request('POST', '/api/account/signout'),
   signoutEverywhere: () => request('POST', '/api/account/signout-everywhere'),
+  /** The language the account reads the site in (its mail is written in it). @param {string} lang */
+  setLanguage: (lang) => request('PUT', '/api/account/language', { lang }),
   /** @param {string} current @param {string} next */
   changePassword: (current, next) => request('POST', '/api/account/password', { current_password: current, new_password: next }),
   /** @param {GameKind} kind @param {number} [page] @returns {Promise<import('./types.js').RatingList>} */

@@ -28,6 +28,15 @@ export function whoami() {
 }
 
 /**
+ * Calls `fn` whenever who the visitor is becomes known or changes; returns how to stop.
+ * @param {(me: WhoAmI | null) => void} fn
+ */
+export function onMe(fn) {
+  meListeners.add(fn);
+  return () => meListeners.delete(fn);
+}
+
+/**
  * Asks the server again who the visitor is (after signing in or out).
  * @returns {Promise<WhoAmI | null>}
  */
@@ -39,8 +48,14 @@ export async function refreshMe() {
   }
   drawAccount();
   follow();
+  tellLanguage();
   for (const fn of meListeners) fn(me);
   return me;
+}
+
+/** Tells the server the language a signed-in account reads the site in (for its mail). */
+function tellLanguage() {
+  if (me?.kind === 'user') api.setLanguage(lang()).catch(() => {});
 }
 
 /**
@@ -74,6 +89,7 @@ async function start() {
   for (const [code, name] of Object.entries(LANGUAGES)) select.append(new Option(name, code, false, code === lang()));
   select.addEventListener('change', () => void setLang(select.value));
   onLangChange(() => {
+    tellLanguage();
     select.value = lang();
     translateStatic(document);
     drawAccount();

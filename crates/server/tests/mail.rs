@@ -334,6 +334,54 @@ both!(
     an_address_is_confirmed_by_its_link_and_never_shown_to_others
 );
 
+async fn mail_comes_in_the_accounts_language(db: Database) {
+    let Some(mut sink) = Sink::start() else {
+        return;
+    };
+    let server = TestServer::start(with_mail(&db, &sink)).await;
+    let mut sigrid = server.client();
+    sigrid.sign_up("sigrid", "long password").await;
+    // Bad input changes nothing.
+    for (body, code) in [
+        (json!({"lang": "de"}), "bad_request"),
+        (json!({"lang": "fr", "x": 1}), "invalid_json"),
+        (json!({}), "invalid_json"),
+    ] {
+        let reply = sigrid.put("/api/account/language", body.clone()).await;
+        assert_eq!(reply.error_code(), code, "{body}: {}", reply.text);
+    }
+    let mut guest = server.client();
+    guest.post_empty("/api/guest").await;
+    let reply = guest
+        .put("/api/account/language", json!({"lang": "fr"}))
+        .await;
+    assert_eq!(reply.error_code(), "not_signed_in");
+    let reply = sigrid
+        .put("/api/account/language", json!({"lang": "fr"}))
+        .await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.text);
+
+    let added = sigrid
+        .post(
+            "/api/account/email",
+            json!({"address": "sigrid@example.org", "password": "long password"}),
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::ACCEPTED, "{}", added.text);
+    let message = sink.next().await;
+    assert_to(&message, "sigrid@example.org");
+    assert_eq!(
+        message["subject"],
+        "Confirmez votre adresse e-mail pour Kingstable"
+    );
+    assert!(
+        message["body"].as_str().unwrap().contains("Bonjour sigrid"),
+        "{message}"
+    );
+    server.stop().await;
+}
+both!(mail_language, mail_comes_in_the_accounts_language);
+
 async fn a_reset_link_works_once_and_not_after_it_expires(db: Database) {
     let Some(mut sink) = Sink::start() else {
         return;

@@ -7,7 +7,7 @@ import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { Lobby } from '../lobby.js';
 import { navigate } from '../router.js';
-import { ensurePlayer, whoami } from '../app.js';
+import { ensurePlayer, whoami, onMe } from '../app.js';
 import { gameName, sideName } from '../names.js';
 import { gamePicker, timeControlSelect, sidePicker, levelPicker, miniGame } from '../widgets.js';
 import { Chat } from '../chat.js';
@@ -181,6 +181,8 @@ export async function render(main) {
   // The lobby chat: everyone reads it, a signed-in account writes in it.
   const chat = new Chat((message) => lobby.say(message.text), { id: 'lobby-chat', lobby: true });
   chat.setLobby(whoami()?.kind === 'user');
+  // The page may be drawn before the server said who the visitor is.
+  const stopMe = onMe((me) => chat.setLobby(me?.kind === 'user'));
 
   const lobby = new Lobby({
     onGames: drawLive,
@@ -207,5 +209,10 @@ export async function render(main) {
         liveBox),
       chat.el),
   );
-  return { destroy: () => lobby.close() };
+  return {
+    destroy: () => {
+      stopMe();
+      lobby.close();
+    },
+  };
 }

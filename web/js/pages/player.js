@@ -5,7 +5,7 @@ import { api } from '../api.js';
 import { gameName, reasonWords } from '../names.js';
 import { lineChart } from '../chart.js';
 import { challengeCard } from '../challenge.js';
-import { whoami } from '../app.js';
+import { whoami, onMe } from '../app.js';
 
 /** @typedef {import('../types.js').Profile} Profile */
 
@@ -69,6 +69,11 @@ export async function render(main, [name]) {
         h('td', null, t('profile.record', { wins: o.wins, losses: o.losses, draws: o.draws })))))))
     : h('p', { class: 'empty' }, t('profile.no_games'));
 
+  // Who the visitor is may be told after the page is drawn.
+  const challengeSlot = h('div', { class: 'challenge-slot' });
+  const drawChallenge = () => challengeSlot.replaceChildren(...(canChallenge(profile.name) ? [challengeCard(profile.name)] : []));
+  drawChallenge();
+  const stopMe = onMe(drawChallenge);
   main.append(
     h('section', { class: 'card stack' },
       h('h1', null, profile.name),
@@ -76,10 +81,11 @@ export async function render(main, [name]) {
         profile.online ? h('span', { class: 'online-badge', dataset: { online: 'true' } }, t('profile.online')) : null),
       ratings,
       ...charts),
-    ...(canChallenge(profile.name) ? [challengeCard(profile.name)] : []),
+    challengeSlot,
     h('div', { class: 'grid-2' },
       h('section', { class: 'card' }, h('h2', null, t('profile.recent')), recent),
       h('section', { class: 'card' }, h('h2', null, t('profile.opponents')), opponents)));
+  return { destroy: () => stopMe() };
 }
 
 /**

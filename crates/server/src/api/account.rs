@@ -250,3 +250,36 @@ pub async fn guest(
     )
         .into_response())
 }
+
+/// The body of `PUT /api/account/language`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanguageBody {
+    /// `en`, `it` or `fr`.
+    lang: String,
+}
+
+/// `PUT /api/account/language`: the language the account reads the site in (the web
+/// client says it on signing in and on each change); mail to the account is written in
+/// it.
+///
+/// # Errors
+/// `not_signed_in` without an account; `bad_request` for a language the site does not
+/// have.
+pub async fn set_language(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    ApiJson(body): ApiJson<LanguageBody>,
+) -> Result<Response, ApiError> {
+    let Viewer::User { user, .. } = &viewer else {
+        return Err(ApiError::new(ErrorCode::NotSignedIn, "sign in first"));
+    };
+    if crate::mail::messages::Lang::from_code(&body.lang).is_none() {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("language {:?}: expected en, it or fr", body.lang),
+        ));
+    }
+    state.store.set_user_lang(&user.id, &body.lang).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}

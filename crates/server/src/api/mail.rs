@@ -250,7 +250,14 @@ pub async fn set_address(
             now.saturating_add(ms(CONFIRM_VALID)),
         )
         .await?;
-    let text = messages::confirm(mailer.base_url(), &user.username, &token, CONFIRM_VALID);
+    let lang = messages::Lang::of_stored(state.store.user_lang(&user.id).await?.as_deref());
+    let text = messages::confirm(
+        lang,
+        mailer.base_url(),
+        &user.username,
+        &token,
+        CONFIRM_VALID,
+    );
     mailer.send(Outgoing {
         to: address,
         subject: text.subject,
@@ -381,7 +388,8 @@ async fn send_reset_link(state: &AppState, login: &str) -> Result<(), StoreError
             now.saturating_add(ms(RESET_VALID)),
         )
         .await?;
-    let text = messages::reset(mailer.base_url(), &user.username, &token, RESET_VALID);
+    let lang = messages::Lang::of_stored(state.store.user_lang(&user.id).await?.as_deref());
+    let text = messages::reset(lang, mailer.base_url(), &user.username, &token, RESET_VALID);
     mailer.send(Outgoing {
         to,
         subject: text.subject,

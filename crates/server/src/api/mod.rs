@@ -23,7 +23,7 @@ use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, delete, get, post};
+use axum::routing::{any, delete, get, post, put};
 use axum::{Json, Router, middleware};
 use serde::de::DeserializeOwned;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -48,6 +48,7 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("POST", "/api/account/signout"),
     ("POST", "/api/account/signout-everywhere"),
     ("POST", "/api/account/password"),
+    ("PUT", "/api/account/language"),
     ("GET", "/api/mail"),
     ("GET", "/api/account/mail"),
     ("POST", "/api/account/mail"),
@@ -99,6 +100,7 @@ pub fn router(state: AppState) -> Router {
             post(account::sign_out_everywhere),
         )
         .route("/api/account/password", post(account::change_password))
+        .route("/api/account/language", put(account::set_language))
         .route("/api/mail", get(mail::site))
         .route(
             "/api/account/mail",

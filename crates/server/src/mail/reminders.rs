@@ -121,7 +121,12 @@ pub async fn scan(state: &AppState, mailer: &Mailer, now: i64) -> Result<ScanRep
                     .claim_clock_warning(&turn.game.id, &recipient.user_id, turn.ply, now)
                     .await?
                 {
-                    let text = messages::clock_warning(base, &recipient.username, &turn.game);
+                    let text = messages::clock_warning(
+                        messages::Lang::of_stored(recipient.lang.as_deref()),
+                        base,
+                        &recipient.username,
+                        &turn.game,
+                    );
                     mailer.send(Outgoing {
                         to: to.clone(),
                         subject: text.subject,
@@ -141,7 +146,12 @@ pub async fn scan(state: &AppState, mailer: &Mailer, now: i64) -> Result<ScanRep
                 .await?
         {
             let games: Vec<WaitingGame> = turns.into_iter().map(|t| t.game).collect();
-            let text = messages::digest(base, &recipient.username, &games);
+            let text = messages::digest(
+                messages::Lang::of_stored(recipient.lang.as_deref()),
+                base,
+                &recipient.username,
+                &games,
+            );
             mailer.send(Outgoing {
                 to,
                 subject: text.subject,

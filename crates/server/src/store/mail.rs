@@ -55,6 +55,8 @@ pub struct Recipient {
     pub clock_warning: bool,
     /// The day of the last digest sent ([`day_of`]), if any.
     pub digest_day: Option<i64>,
+    /// The language they read the site in (`en`, `it`, `fr`), if told.
+    pub lang: Option<String>,
 }
 
 /// A day number (UTC days since the Unix epoch) of a time in milliseconds.
@@ -375,8 +377,8 @@ impl Store {
         for chunk in user_ids.chunks(200) {
             let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
             let sql = format!(
-                "SELECT id, username, email, mail_digest, mail_clock_warning, mail_digest_day \
-                 FROM users \
+                "SELECT id, username, email, mail_digest, mail_clock_warning, mail_digest_day, \
+                 lang FROM users \
                  WHERE email IS NOT NULL AND (mail_digest <> 0 OR mail_clock_warning <> 0) \
                  AND id IN ({})",
                 placeholders.join(", ")
@@ -393,6 +395,7 @@ impl Store {
                     digest: row.try_get::<i64, _>(3)? != 0,
                     clock_warning: row.try_get::<i64, _>(4)? != 0,
                     digest_day: row.try_get(5)?,
+                    lang: row.try_get(6)?,
                 });
             }
         }

@@ -106,6 +106,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "revocations",
         include_str!("../../migrations/0013_revocations.sql"),
     ),
+    (
+        14,
+        "user language",
+        include_str!("../../migrations/0014_user_lang.sql"),
+    ),
 ];
 
 /// Why a storage operation failed.

@@ -282,6 +282,33 @@ impl Store {
             .collect()
     }
 
+    /// Records the language the account `user_id` reads the site in (a code the caller
+    /// checked).
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn set_user_lang(&self, user_id: &str, lang: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE users SET lang = $1 WHERE id = $2")
+            .bind(lang)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The language the account `user_id` reads the site in, if told.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn user_lang(&self, user_id: &str) -> Result<Option<String>, StoreError> {
+        let lang: Option<Option<String>> =
+            sqlx::query_scalar("SELECT lang FROM users WHERE id = $1")
+                .bind(user_id)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(lang.flatten())
+    }
+
     /// Forgets the revocations made before `before`; returns how many.
     ///
     /// # Errors
