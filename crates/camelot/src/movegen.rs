@@ -43,7 +43,7 @@ use game::{Outcome, Player};
 use crate::bitboard::Bitboard;
 use crate::moves::Move;
 use crate::position::{Position, castle};
-use crate::square::{Direction, Square};
+use crate::square::Square;
 use crate::tables::{ADJACENT, LEAPS, square};
 
 /// What the side to move may move and must do here, read off the board.
@@ -63,16 +63,30 @@ pub(crate) struct Context {
     pub(crate) jumpers: Bitboard,
     /// Whether the side to move has a castle move left (S8).
     pub(crate) castle_moves_left: bool,
+    /// Squares from which a jump is possible with every piece where it stands.
+    pub(crate) base_jumps: Bitboard,
+}
+
+/// Which of a position's legal moves to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wanted {
+    /// Every legal move.
+    All,
+    /// Only the moves that capture or enter the opponent's castle from outside it.
+    Forcing,
 }
 
 /// The squares from which a piece could jump one of `enemies` onto
 /// one of `landing`.
+#[inline]
 fn jump_squares(enemies: Bitboard, landing: Bitboard) -> Bitboard {
+    // An enemy one step in `dir` with a landing square beyond: shifted back, both sets
+    // meet on the squares a jump starts from.
     let mut out = Bitboard::EMPTY;
-    for dir in Direction::ALL {
+    crate::each_direction!(dir => {
         let back = dir.opposite();
         out |= enemies.shift(back) & landing.shift2(back);
-    }
+    });
     out
 }
 
@@ -91,7 +105,8 @@ impl Context {
         } else {
             own - opp_castle
         };
-        let jumpers = movers & jump_squares(opp, empty);
+        let base_jumps = jump_squares(opp, empty);
+        let jumpers = movers & base_jumps;
         Context {
             own,
             opp,
@@ -103,6 +118,7 @@ impl Context {
             duty,
             jumpers,
             castle_moves_left: pos.castle_moves(side) < 2,
+            base_jumps,
         }
     }
 
@@ -123,11 +139,6 @@ impl Context {
             }
         }
         out - self.opp_castle
-    }
-
-    /// Squares from which a jump is possible with every piece where it stands.
-    pub(crate) fn base_jump_squares(&self) -> Bitboard {
-        jump_squares(self.opp, self.empty)
     }
 
     /// Every square the piece on `from` can reach by a chain of canter leaps, start
@@ -210,10 +221,16 @@ impl Context {
         }
     }
 
-    /// Adds the legal moves of the piece on `from` (which must be in `movers`).
-    /// `base_jumps` caches [`Context::base_jump_squares`] across pieces.
-    fn piece_moves(&self, from: Square, base_jumps: &mut Option<Bitboard>, out: &mut Vec<Move>) {
+    /// Adds the `wanted` legal moves of the piece on `from` (which must be in `movers`).
+    /// Forcing moves come in the order of all the moves, as a filter of them would give.
+    fn piece_moves(&self, from: Square, wanted: Wanted, out: &mut Vec<Move>) {
         let must = self.must_capture();
+        // Quiet moves wanted: all of them, or only those entering the opponent's castle.
+        let quiet_to = if wanted == Wanted::All {
+            Bitboard::ALL
+        } else {
+            self.opp_castle
+        };
         let start = out.len();
         let lifted = self.empty.with(from);
         if self.jumpers.contains(from) {
@@ -228,14 +245,13 @@ impl Context {
             );
         }
         if !must {
-            for to in ADJACENT[from.index()] & (self.empty - self.own_castle) {
+            for to in ADJACENT[from.index()] & (self.empty - self.own_castle) & quiet_to {
                 out.push(Move::quiet(from, to));
             }
         }
         if self.knights.contains(from) {
             let reach = self.canter_reach(from, Bitboard::EMPTY);
-            let base = *base_jumps.get_or_insert_with(|| self.base_jump_squares());
-            let jump_from = self.knight_jump_squares(base, from);
+            let jump_from = self.knight_jump_squares(self.base_jumps, from);
             let charge_starts = (reach & jump_from).without(from);
             for at in charge_starts {
                 self.jump_sequences(
@@ -248,19 +264,19 @@ impl Context {
                     start,
                 );
             }
-            if !must {
+            if !must && (reach & quiet_to).without(from).any() {
                 // S5: a canter that captures nothing may not land where it could jump.
                 let canters = if charge_starts.any() {
                     self.canter_reach(from, jump_from)
                 } else {
                     reach
                 };
-                for to in canters.without(from) {
+                for to in (canters & quiet_to).without(from) {
                     out.push(Move::quiet(from, to));
                 }
             }
         } else if !must {
-            for to in self.canter_reach(from, Bitboard::EMPTY).without(from) {
+            for to in (self.canter_reach(from, Bitboard::EMPTY) & quiet_to).without(from) {
                 out.push(Move::quiet(from, to));
             }
         }
@@ -280,11 +296,18 @@ impl Context {
 
     /// Adds the legal moves of the pieces in `pieces`.
     pub(crate) fn generate(&self, pieces: Bitboard, out: &mut Vec<Move>) {
-        let mut base_jumps = None;
+        self.generate_wanted(pieces, Wanted::All, out);
+    }
+
+    /// Adds the `wanted` legal moves of the pieces in `pieces`.
+    pub(crate) fn generate_wanted(&self, pieces: Bitboard, wanted: Wanted, out: &mut Vec<Move>) {
         for from in pieces & self.movers {
-            self.piece_moves(from, &mut base_jumps, out);
+            self.piece_moves(from, wanted, out);
         }
-        self.castle_moves(pieces, out);
+        if wanted == Wanted::All {
+            // Castle moves never enter the castle from outside.
+            self.castle_moves(pieces, out);
+        }
     }
 
     /// Whether any move is legal, answered without generating in the common cases.
@@ -293,11 +316,11 @@ impl Context {
             if self.must_capture() {
                 return true;
             }
-            let mut targets = Bitboard::EMPTY;
-            for dir in Direction::ALL {
-                targets |= self.movers.shift(dir);
-            }
-            if (targets & (self.empty - self.own_castle)).any() {
+            if self
+                .movers
+                .neighbours_in(self.empty - self.own_castle)
+                .any()
+            {
                 return true;
             }
         }
@@ -343,17 +366,7 @@ impl Position {
         } else {
             context.knights
         };
-        let start = out.len();
-        context.generate(pieces, out);
-        let mut keep = start;
-        for i in start..out.len() {
-            let mv = out[i];
-            if mv.is_capture() || (target.contains(mv.to) && !target.contains(mv.from)) {
-                out[keep] = mv;
-                keep += 1;
-            }
-        }
-        out.truncate(keep);
+        context.generate_wanted(pieces, Wanted::Forcing, out);
     }
 
     /// Every legal move here (see [`Position::legal_moves_into`]).
@@ -393,7 +406,7 @@ impl Position {
         if (own & own_castle).is_empty() {
             let movers = own - castle(side.other());
             let empty = Bitboard::ALL - self.occupied();
-            if (movers.neighbours() & (empty - own_castle)).any() {
+            if movers.neighbours_in(empty - own_castle).any() {
                 return true;
             }
         }

@@ -11,7 +11,7 @@
 //!   move, whose opponent must take, S4);
 //! - mobility: plain moves to empty neighbouring squares.
 
-use camelot::{Bitboard, Camelot, Direction, Move, Position, castle};
+use camelot::{Bitboard, Camelot, Move, Position, castle};
 use game::{Game, Player};
 
 use crate::eval::Evaluator;
@@ -161,45 +161,77 @@ fn nearest(set: Bitboard, player: Player) -> u8 {
 #[cfg(test)]
 fn exposed(victims: Bitboard, jumpers: Bitboard, empty: Bitboard) -> Bitboard {
     let mut out = Bitboard::EMPTY;
-    for dir in Direction::ALL {
+    for dir in camelot::Direction::ALL {
         out |= victims & jumpers.shift(dir) & empty.shift(dir.opposite());
     }
     out - CASTLES
 }
 
-/// [`exposed`] for both sides at once, `[White's pieces, Black's]`: the empty squares
-/// shifted once serve both.
-fn exposed_both(white: Bitboard, black: Bitboard, empty: Bitboard) -> [Bitboard; 2] {
-    let mut out = [Bitboard::EMPTY; 2];
-    for dir in Direction::ALL {
-        let beyond = empty.shift(dir.opposite());
-        out[0] |= white & black.shift(dir) & beyond;
-        out[1] |= black & white.shift(dir) & beyond;
-    }
-    [out[0] - CASTLES, out[1] - CASTLES]
+/// Bit-by-bit sums of up to eight sets, in carry-save form: a square's count is
+/// `ones + 2 twos + 4 fours + 8 eights`, so four population counts do the work of eight
+/// (a population count of four words is the costly part without a `popcnt`
+/// instruction).
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    ones: Bitboard,
+    twos: Bitboard,
+    fours: Bitboard,
+    eights: Bitboard,
 }
 
-/// The number of plain moves of `pieces` to empty neighbours: the eight shifted sets
-/// summed bit by bit with carry-save adders, so four population counts do the work of
-/// eight (a population count of four words is the costly part without a `popcnt`
-/// instruction).
-fn plain_moves(pieces: Bitboard, empty: Bitboard) -> u32 {
-    let mut ones = Bitboard::EMPTY;
-    let mut twos = Bitboard::EMPTY;
-    let mut fours = Bitboard::EMPTY;
-    let mut eights = Bitboard::EMPTY;
-    for dir in Direction::ALL {
-        let add = pieces.shift(dir) & empty;
+impl Tally {
+    #[inline(always)]
+    fn add(&mut self, add: Bitboard) {
         // ones + add, carrying into twos, fours, eights (at most 8 per square).
-        let carry1 = ones & add;
-        ones ^= add;
-        let carry2 = twos & carry1;
-        twos ^= carry1;
-        let carry4 = fours & carry2;
-        fours ^= carry2;
-        eights |= carry4;
+        let carry1 = self.ones & add;
+        self.ones ^= add;
+        let carry2 = self.twos & carry1;
+        self.twos ^= carry1;
+        let carry4 = self.fours & carry2;
+        self.fours ^= carry2;
+        self.eights |= carry4;
     }
-    ones.count() + 2 * twos.count() + 4 * fours.count() + 8 * eights.count()
+
+    fn total(&self) -> u32 {
+        self.ones.count() + 2 * self.twos.count() + 4 * self.fours.count() + 8 * self.eights.count()
+    }
+}
+
+/// What the evaluation reads off the neighbours of every square, one pass over the
+/// eight directions for both sides (each direction's shifts serve both): the pieces of
+/// each side an enemy could jump ([`exposed`]), and each side's plain moves to empty
+/// neighbours.
+struct Contacts {
+    exposed: [Bitboard; 2],
+    plain_moves: [u32; 2],
+}
+
+#[inline]
+fn contacts(white: Bitboard, black: Bitboard, empty: Bitboard) -> Contacts {
+    let mut exposed = [Bitboard::EMPTY; 2];
+    let mut moves = [Tally::default(), Tally::default()];
+    camelot::each_direction!(dir => {
+        // A piece with an enemy one step in `dir` and an empty square one step back.
+        let beyond = empty.shift(dir.opposite());
+        exposed[0] |= black.shift_and(dir, white & beyond);
+        exposed[1] |= white.shift_and(dir, black & beyond);
+        moves[0].add(white.shift_and(dir, empty));
+        moves[1].add(black.shift_and(dir, empty));
+    });
+    Contacts {
+        exposed: [exposed[0] - CASTLES, exposed[1] - CASTLES],
+        plain_moves: [moves[0].total(), moves[1].total()],
+    }
+}
+
+/// The number of plain moves of `pieces` to empty neighbours, square by square (what
+/// [`contacts`] counts).
+#[cfg(test)]
+fn plain_moves(pieces: Bitboard, empty: Bitboard) -> u32 {
+    camelot::Direction::ALL
+        .into_iter()
+        .map(|dir| (pieces.shift(dir) & empty).count())
+        .sum()
 }
 
 impl CamelotEval {
@@ -209,7 +241,7 @@ impl CamelotEval {
         let w = &self.weights;
         let empty = Bitboard::ALL - pos.occupied();
         let to_move = pos.side_to_move();
-        let exposure = exposed_both(pos.pieces(Player::First), pos.pieces(Player::Second), empty);
+        let contacts = contacts(pos.pieces(Player::First), pos.pieces(Player::Second), empty);
         let mut score = 0;
         for player in Player::BOTH {
             let sign = if player == Player::First { 1 } else { -1 };
@@ -236,14 +268,14 @@ impl CamelotEval {
                 side += w.guard * guards * (7 - i32::from(nearest_enemy));
             }
 
-            let weak = exposure[player.index()].count() as i32;
+            let weak = contacts.exposed[player.index()].count() as i32;
             side -= weak
                 * if player == to_move {
                     w.exposed_to_move
                 } else {
                     w.exposed_waiting
                 };
-            side += w.mobility * plain_moves(own, empty) as i32;
+            side += w.mobility * contacts.plain_moves[player.index()] as i32;
             score += sign * side;
         }
         score
@@ -312,7 +344,7 @@ impl Evaluator<Camelot> for CamelotEval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use camelot::Square;
+    use camelot::{Direction, Square};
 
     #[test]
     fn distances_to_the_castles() {
@@ -356,24 +388,20 @@ mod tests {
                 assert_eq!(nearest(enemy, player), want);
                 let guards = own.into_iter().filter(|sq| home[sq.index()] <= 2).count() as u32;
                 assert_eq!((own & WITHIN[player.index()][2]).count(), guards);
-                let naive: u32 = Direction::ALL
-                    .into_iter()
-                    .map(|dir| (own.shift(dir) & empty).count())
-                    .sum();
-                assert_eq!(plain_moves(own, empty), naive);
-                assert_eq!(
-                    exposed_both(own, enemy, empty)[0],
-                    exposed(own, enemy, empty)
-                );
+                let fast = contacts(own, enemy, empty);
+                assert_eq!(fast.plain_moves[0], plain_moves(own, empty));
+                assert_eq!(fast.plain_moves[1], plain_moves(enemy, empty));
+                assert_eq!(fast.exposed[0], exposed(own, enemy, empty));
+                assert_eq!(fast.exposed[1], exposed(enemy, own, empty));
             }
         }
         // Every square's count up to eight is carried right.
         let all = Bitboard::ALL;
-        let naive: u32 = Direction::ALL
-            .into_iter()
-            .map(|d| (all.shift(d) & all).count())
-            .sum();
-        assert_eq!(plain_moves(all, all), naive);
+        let mut tally = Tally::default();
+        for dir in Direction::ALL {
+            tally.add(all.shift(dir) & all);
+        }
+        assert_eq!(tally.total(), plain_moves(all, all));
     }
 
     #[test]
@@ -439,7 +467,7 @@ mod tests {
         let empty = Bitboard::ALL - white - black;
         assert_eq!(exposed(black, white, empty), black);
         assert_eq!(exposed(white, black, empty), white);
-        assert_eq!(exposed_both(white, black, empty), [white, black]);
+        assert_eq!(contacts(white, black, empty).exposed, [white, black]);
         let blocked = empty - Bitboard::from_square(d9);
         assert_eq!(exposed(black, white, blocked), Bitboard::EMPTY);
     }
