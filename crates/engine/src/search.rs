@@ -420,6 +420,9 @@ enum Pressure {
     None,
 }
 
+/// Moves `Worker::pick` finds by selection before it sorts the rest.
+const PICK_SELECT: usize = 3;
+
 /// Nodes between two looks at the clock and the stop flags.
 const POLL_INTERVAL: u64 = 1024;
 /// Quiescence plies, and those of them in which threats are answered by all moves.
@@ -561,7 +564,15 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             return result;
         }
         let mut moves = Vec::new();
-        self.game.legal_moves(&mut moves);
+        if self.eval.staged_moves() {
+            // In the order inner nodes index their moves (forcing ones first), so that
+            // the move the root stores means the same move where the root position
+            // comes again in the tree.
+            self.eval.forcing_moves(&self.game, false, &mut moves);
+            self.eval.quiet_moves(&self.game, &mut moves);
+        } else {
+            self.game.legal_moves(&mut moves);
+        }
         if moves.is_empty() {
             result.score = Score::loss_in(0).0;
             return result;
@@ -820,23 +831,40 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
     /// In danger, only the moves the evaluator names as answers to the threat are kept
     /// (the others lose at once).
     fn order(&mut self, ply: usize, hash_index: Option<u16>, in_danger: bool) {
-        let moves = std::mem::take(&mut self.generated[ply]);
+        self.ordered[ply].clear();
+        let count = self.generated[ply].len();
+        self.order_range(ply, 0..count, hash_index, in_danger, None);
+    }
+
+    /// Appends to `ordered` the ordering keys of the generated moves in `range` but
+    /// `skip` (a move already ordered).
+    fn order_range(
+        &mut self,
+        ply: usize,
+        range: std::ops::Range<usize>,
+        hash_index: Option<u16>,
+        in_danger: bool,
+        skip: Option<u16>,
+    ) {
+        let all_moves = std::mem::take(&mut self.generated[ply]);
         let mut bonuses = std::mem::take(&mut self.bonuses[ply]);
         let mut ordered = std::mem::take(&mut self.ordered[ply]);
         let mut keep = std::mem::take(&mut self.keep);
+        let first = range.start;
+        let moves = &all_moves[range];
         keep.clear();
         keep.resize(moves.len(), true);
         if in_danger {
-            self.eval.mark_evasions(&self.game, &moves, &mut keep);
+            self.eval.mark_evasions(&self.game, moves, &mut keep);
         }
         bonuses.clear();
         bonuses.resize(moves.len(), 0);
-        self.eval.tactical_scores(&self.game, &moves, &mut bonuses);
+        self.eval.tactical_scores(&self.game, moves, &mut bonuses);
         let side = self.game.to_move().index() * self.history_size;
         let killers = self.killers[ply];
-        ordered.clear();
-        for (i, (&mv, &bonus)) in moves.iter().zip(&bonuses).enumerate() {
-            if !keep[i] {
+        for (j, (&mv, &bonus)) in moves.iter().zip(&bonuses).enumerate() {
+            let i = first + j;
+            if !keep[j] || Some(i as u16) == skip {
                 continue;
             }
             let key = if Some(i as u16) == hash_index {
@@ -857,7 +885,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 tactical: bonus > 0,
             });
         }
-        self.generated[ply] = moves;
+        self.generated[ply] = all_moves;
         self.bonuses[ply] = bonuses;
         self.ordered[ply] = ordered;
         self.keep = keep;
@@ -866,7 +894,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
     /// Moves the best remaining move to `i`: a selection step for the first few (a cut
     /// comes early in most nodes), one sort for the rest.
     fn pick(list: &mut [Scored<G::Move>], i: usize) {
-        const SELECT: usize = 3;
+        const SELECT: usize = PICK_SELECT;
         if i < SELECT {
             let mut best = i;
             for j in i + 1..list.len() {
@@ -973,20 +1001,46 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             depth -= 1;
         }
 
+        // Staged (where the game asks for it): the forcing moves first, and the quiet
+        // ones only once neither they nor the hash move cut the node off. Move indexes
+        // (the hash move's) then count the forcing moves first, the quiet ones after.
+        let staged = !in_danger && self.eval.staged_moves();
         let mut generated = std::mem::take(&mut self.generated[ply]);
         generated.clear();
-        self.game.legal_moves(&mut generated);
+        let mut forcing_count = 0;
+        if staged {
+            self.eval.forcing_moves(&self.game, false, &mut generated);
+            forcing_count = generated.len();
+            if hash_index.is_some_and(|i| usize::from(i) >= forcing_count) {
+                // A quiet hash move: the quiet moves are needed to find it, though
+                // they are ordered only if it does not cut the node off.
+                self.eval.quiet_moves(&self.game, &mut generated);
+            }
+        } else {
+            self.game.legal_moves(&mut generated);
+        }
         let count = generated.len();
         self.generated[ply] = generated;
-        if count == 0 {
-            return Score::loss_in(ply as u32).0;
-        }
         let hash_index = hash_index.filter(|&i| usize::from(i) < count);
-        self.order(ply, hash_index, in_danger);
-        if self.ordered[ply].is_empty() {
-            // No answer to the threat: the opponent wins with its next move, and the
-            // game ends two plies from here.
-            return -Score::WIN + ply as i32 + 2;
+        // Whether the quiet moves of a staged node are still to be ordered.
+        let mut quiets_pending = staged;
+        if staged {
+            self.ordered[ply].clear();
+            self.order_range(ply, 0..forcing_count, hash_index, false, None);
+            if let Some(h) = hash_index.filter(|&h| usize::from(h) >= forcing_count) {
+                let h = usize::from(h);
+                self.order_range(ply, h..h + 1, hash_index, false, None);
+            }
+        } else {
+            if count == 0 {
+                return Score::loss_in(ply as u32).0;
+            }
+            self.order(ply, hash_index, in_danger);
+            if self.ordered[ply].is_empty() {
+                // No answer to the threat: the opponent wins with its next move, and
+                // the game ends two plies from here.
+                return -Score::WIN + ply as i32 + 2;
+            }
         }
         let mut ordered = std::mem::take(&mut self.ordered[ply]);
         let mut quiets = std::mem::take(&mut self.quiets[ply]);
@@ -998,7 +1052,36 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         let mut best_index = None;
         let mut quiets_searched = 0usize;
         // Every move before the i-th was searched: pruning ends the loop.
-        for i in 0..ordered.len() {
+        for i in 0.. {
+            if i == ordered.len() {
+                if !quiets_pending {
+                    break;
+                }
+                // The second stage of a staged node: the quiet moves, all ranked below
+                // the forcing ones already searched.
+                quiets_pending = false;
+                if self.generated[ply].len() == forcing_count {
+                    let mut generated = std::mem::take(&mut self.generated[ply]);
+                    self.eval.quiet_moves(&self.game, &mut generated);
+                    self.generated[ply] = generated;
+                }
+                let count = self.generated[ply].len();
+                if count == 0 {
+                    self.ordered[ply] = ordered;
+                    self.quiets[ply] = quiets;
+                    return Score::loss_in(ply as u32).0;
+                }
+                self.ordered[ply] = ordered;
+                self.order_range(ply, forcing_count..count, None, false, hash_index);
+                ordered = std::mem::take(&mut self.ordered[ply]);
+                if i > PICK_SELECT {
+                    // `pick` sorted the list when it reached PICK_SELECT.
+                    ordered[i..].sort_unstable_by_key(|s| std::cmp::Reverse(s.key));
+                }
+                if i == ordered.len() {
+                    break;
+                }
+            }
             let searched = i;
             Self::pick(&mut ordered, i);
             let Scored {

@@ -332,6 +332,17 @@ impl Evaluator<Camelot> for CamelotEval {
         game.position().forcing_moves_into(out);
     }
 
+    /// Inner nodes generate the captures and castle entries first: when one of them
+    /// (or the hash move) cuts the node off, the canters of every piece are never
+    /// looked for.
+    fn staged_moves(&self) -> bool {
+        true
+    }
+
+    fn quiet_moves(&self, game: &Camelot, out: &mut Vec<Move>) {
+        game.position().quiet_moves_into(out);
+    }
+
     fn history_size(&self) -> usize {
         256 * 256
     }
