@@ -166,6 +166,7 @@ impl Bitboard {
 
     /// Number of squares in the set.
     #[must_use]
+    #[inline]
     pub const fn count(self) -> u32 {
         self.0[0].count_ones()
             + self.0[1].count_ones()

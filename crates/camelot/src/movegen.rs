@@ -446,6 +446,19 @@ impl Position {
         }
     }
 
+    /// The legal move from `from` to `to` that captures nothing and does not enter the
+    /// opponent's castle from outside (one of [`Position::quiet_moves_into`]), if
+    /// there is one: only that piece's moves are generated.
+    #[must_use]
+    pub fn quiet_move_from(&self, from: Square, to: Square) -> Option<Move> {
+        if !self.pieces(self.side_to_move()).contains(from) || self.static_outcome().is_some() {
+            return None;
+        }
+        let mut moves = Vec::new();
+        Context::new(self).generate_wanted(Bitboard::from_square(from), Wanted::Quiet, &mut moves);
+        moves.into_iter().find(|mv| mv.to == to)
+    }
+
     /// Every legal move here (see [`Position::legal_moves_into`]).
     #[must_use]
     pub fn legal_moves(&self) -> Vec<Move> {

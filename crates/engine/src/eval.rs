@@ -79,6 +79,20 @@ pub trait Evaluator<G: Game>: Send + Sync {
     /// positions whose game is not over, and where the side to move is not in danger.
     fn quiet_moves(&self, _game: &G, _out: &mut Vec<G::Move>) {}
 
+    /// With [`Evaluator::staged_moves`]: a key below `0xFF00` that names the quiet
+    /// move `mv` in this position, stored in the transposition table so that the hash
+    /// move can be tried before the quiet moves are generated. `None`: the move is
+    /// not stored.
+    fn quiet_move_key(&self, _game: &G, _mv: G::Move) -> Option<u16> {
+        None
+    }
+
+    /// The legal quiet move that [`Evaluator::quiet_move_key`] gave `key` for here,
+    /// if there is one (a key may come from another position: check it).
+    fn quiet_move_from_key(&self, _game: &G, _key: u16) -> Option<G::Move> {
+        None
+    }
+
     /// The number of slots in the history table.
     fn history_size(&self) -> usize {
         4096

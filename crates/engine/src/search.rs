@@ -420,6 +420,10 @@ enum Pressure {
     None,
 }
 
+/// A staged node's forcing move in the table: this bit pattern or its index
+/// (`Worker::staged_code`).
+const STAGED_FORCING: u16 = 0xFF00;
+
 /// Moves `Worker::pick` finds by selection before it sorts the rest.
 const PICK_SELECT: usize = 3;
 
@@ -449,6 +453,8 @@ struct Worker<'a, G: Game, E: Evaluator<G>> {
     quiets: Vec<Vec<usize>>,
     keep: Vec<bool>,
     root: Vec<RootMove<G::Move>>,
+    /// With staged moves: how many of the root's moves are forcing (they come first).
+    root_forcing: usize,
     attempt: u32,
     lmr: Vec<[u8; 64]>,
 }
@@ -496,6 +502,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             quiets: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(64)).collect(),
             keep: Vec::with_capacity(256),
             root: Vec::new(),
+            root_forcing: 0,
             attempt: 0,
             lmr,
         }
@@ -569,6 +576,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             // the move the root stores means the same move where the root position
             // comes again in the tree.
             self.eval.forcing_moves(&self.game, false, &mut moves);
+            self.root_forcing = moves.len();
             self.eval.quiet_moves(&self.game, &mut moves);
         } else {
             self.game.legal_moves(&mut moves);
@@ -795,7 +803,12 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             }
             if score > best {
                 best = score;
-                best_index = Some(root.index);
+                let index = root.index;
+                best_index = if self.eval.staged_moves() {
+                    self.staged_code(self.root_forcing, usize::from(index), mv)
+                } else {
+                    Some(index)
+                };
                 if score > alpha {
                     alpha = score;
                 }
@@ -825,6 +838,20 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             );
         }
         best
+    }
+
+    /// How a staged node stores its best move in the table: the `index`-th forcing
+    /// move as `STAGED_FORCING | index`, a quiet one by its key
+    /// ([`Evaluator::quiet_move_key`]), so that a quiet hash move can be found without
+    /// generating every quiet move.
+    fn staged_code(&self, forcing_count: usize, index: usize, mv: G::Move) -> Option<u16> {
+        if index < forcing_count {
+            (index < usize::from(!STAGED_FORCING)).then_some(STAGED_FORCING | index as u16)
+        } else {
+            self.eval
+                .quiet_move_key(&self.game, mv)
+                .filter(|&key| key < STAGED_FORCING)
+        }
     }
 
     /// Fills the ordering keys of `ordered` from the generated moves.
@@ -1008,29 +1035,34 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         let mut generated = std::mem::take(&mut self.generated[ply]);
         generated.clear();
         let mut forcing_count = 0;
-        if staged {
+        // A quiet hash move of a staged node, found without the other quiet moves.
+        let mut hash_quiet = None;
+        let hash_index = if staged {
             self.eval.forcing_moves(&self.game, false, &mut generated);
             forcing_count = generated.len();
-            if hash_index.is_some_and(|i| usize::from(i) >= forcing_count) {
-                // A quiet hash move: the quiet moves are needed to find it, though
-                // they are ordered only if it does not cut the node off.
-                self.eval.quiet_moves(&self.game, &mut generated);
+            match hash_index {
+                Some(code) if code >= STAGED_FORCING => {
+                    Some(code - STAGED_FORCING).filter(|&i| usize::from(i) < forcing_count)
+                }
+                Some(key) => self.eval.quiet_move_from_key(&self.game, key).map(|mv| {
+                    // Searched first, at this index until the quiet moves come.
+                    hash_quiet = Some(mv);
+                    generated.push(mv);
+                    forcing_count as u16
+                }),
+                None => None,
             }
         } else {
             self.game.legal_moves(&mut generated);
-        }
+            hash_index.filter(|&i| usize::from(i) < generated.len())
+        };
         let count = generated.len();
         self.generated[ply] = generated;
-        let hash_index = hash_index.filter(|&i| usize::from(i) < count);
         // Whether the quiet moves of a staged node are still to be ordered.
         let mut quiets_pending = staged;
         if staged {
             self.ordered[ply].clear();
-            self.order_range(ply, 0..forcing_count, hash_index, false, None);
-            if let Some(h) = hash_index.filter(|&h| usize::from(h) >= forcing_count) {
-                let h = usize::from(h);
-                self.order_range(ply, h..h + 1, hash_index, false, None);
-            }
+            self.order_range(ply, 0..count, hash_index, false, None);
         } else {
             if count == 0 {
                 return Score::loss_in(ply as u32).0;
@@ -1060,19 +1092,25 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 // The second stage of a staged node: the quiet moves, all ranked below
                 // the forcing ones already searched.
                 quiets_pending = false;
-                if self.generated[ply].len() == forcing_count {
-                    let mut generated = std::mem::take(&mut self.generated[ply]);
-                    self.eval.quiet_moves(&self.game, &mut generated);
-                    self.generated[ply] = generated;
-                }
-                let count = self.generated[ply].len();
+                let mut generated = std::mem::take(&mut self.generated[ply]);
+                generated.truncate(forcing_count);
+                self.eval.quiet_moves(&self.game, &mut generated);
+                let count = generated.len();
+                // The quiet hash move, already searched, is not searched again.
+                let skip = hash_quiet.and_then(|mv| {
+                    generated[forcing_count..]
+                        .iter()
+                        .position(|&m| m == mv)
+                        .map(|j| (forcing_count + j) as u16)
+                });
+                self.generated[ply] = generated;
                 if count == 0 {
                     self.ordered[ply] = ordered;
                     self.quiets[ply] = quiets;
                     return Score::loss_in(ply as u32).0;
                 }
                 self.ordered[ply] = ordered;
-                self.order_range(ply, forcing_count..count, None, false, hash_index);
+                self.order_range(ply, forcing_count..count, None, false, skip);
                 ordered = std::mem::take(&mut self.ordered[ply]);
                 if i > PICK_SELECT {
                     // `pick` sorted the list when it reached PICK_SELECT.
@@ -1133,7 +1171,11 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 best = score;
                 if score > alpha {
                     alpha = score;
-                    best_index = Some(index);
+                    best_index = if staged {
+                        self.staged_code(forcing_count, usize::from(index), mv)
+                    } else {
+                        Some(index)
+                    };
                     self.update_pv(ply, mv);
                     if score >= beta {
                         if !tactical {
