@@ -166,6 +166,7 @@ impl Bitboard {
 
     /// Number of squares in the set.
     #[must_use]
+    #[inline]
     pub const fn count(self) -> u32 {
         self.0[0].count_ones()
             + self.0[1].count_ones()
@@ -188,9 +189,10 @@ impl Bitboard {
 
     /// The squares in increasing order.
     pub fn squares(self) -> Squares {
-        Squares(self)
+        Squares { set: self, word: 0 }
     }
 
+    #[inline(always)]
     const fn shl(self, n: u32) -> Bitboard {
         let a = self.0;
         Bitboard([
@@ -201,6 +203,7 @@ impl Bitboard {
         ])
     }
 
+    #[inline(always)]
     const fn shr(self, n: u32) -> Bitboard {
         let a = self.0;
         Bitboard([
@@ -211,13 +214,20 @@ impl Bitboard {
         ])
     }
 
-    const fn shift_by(self, offset: i32) -> Bitboard {
-        let moved = if offset >= 0 {
+    /// The bits moved by `offset` frame indexes, guard band and all: only for
+    /// intersecting at once with a set of squares.
+    #[inline(always)]
+    const fn shift_raw(self, offset: i32) -> Bitboard {
+        if offset >= 0 {
             self.shl(offset as u32)
         } else {
             self.shr((-offset) as u32)
-        };
-        moved.intersection(Bitboard::ALL)
+        }
+    }
+
+    #[inline(always)]
+    const fn shift_by(self, offset: i32) -> Bitboard {
+        self.shift_raw(offset).intersection(Bitboard::ALL)
     }
 
     /// Every square moved one step in `dir`; squares that would leave the board drop out.
@@ -231,6 +241,7 @@ impl Bitboard {
     /// assert_eq!(rank4.shift(Direction::South), below);
     /// ```
     #[must_use]
+    #[inline(always)]
     pub const fn shift(self, dir: Direction) -> Bitboard {
         self.shift_by(dir.offset())
     }
@@ -238,8 +249,32 @@ impl Bitboard {
     /// Every square moved two steps in `dir` (a leap's landing square). Only the landing
     /// square must exist; callers that need the middle square intersect separately.
     #[must_use]
+    #[inline(always)]
     pub const fn shift2(self, dir: Direction) -> Bitboard {
         self.shift_by(2 * dir.offset())
+    }
+
+    /// `self.shift(dir) & mask`, in fewer steps: every set holds only squares of the
+    /// board, so `mask` drops what the shift moved off it.
+    ///
+    /// ```
+    /// use camelot::{Bitboard, Direction, Square};
+    ///
+    /// let f1 = Bitboard::from_square(Square::F1);
+    /// assert_eq!(f1.shift_and(Direction::East, Bitboard::ALL), f1.shift(Direction::East));
+    /// assert!(f1.shift_and(Direction::East, Bitboard::BLACK_CASTLE).is_empty());
+    /// ```
+    #[must_use]
+    #[inline(always)]
+    pub const fn shift_and(self, dir: Direction, mask: Bitboard) -> Bitboard {
+        self.shift_raw(dir.offset()).intersection(mask)
+    }
+
+    /// `self.shift2(dir) & mask`, as [`Bitboard::shift_and`] does it.
+    #[must_use]
+    #[inline(always)]
+    pub const fn shift2_and(self, dir: Direction, mask: Bitboard) -> Bitboard {
+        self.shift_raw(2 * dir.offset()).intersection(mask)
     }
 
     /// The squares next to some square of the set (in any of the eight directions).
@@ -248,34 +283,101 @@ impl Bitboard {
         let mut out = Bitboard::EMPTY;
         let mut i = 0;
         while i < 8 {
-            out = out.union(self.shift(Direction::ALL[i]));
+            out = out.union(self.shift_raw(Direction::ALL[i].offset()));
             i += 1;
         }
-        out
+        out.intersection(Bitboard::ALL)
     }
+
+    /// The squares next to some square of the set that are also in `mask`: the shifts
+    /// unrolled, for the searches' hot paths.
+    #[must_use]
+    #[inline(always)]
+    pub fn neighbours_in(self, mask: Bitboard) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        crate::each_direction!(dir => { out |= self.shift_raw(dir.offset()); });
+        out & mask
+    }
+}
+
+/// Runs `body` once for each of the eight directions, in [`Direction::ALL`]'s order,
+/// with `dir` bound to the direction: eight copies, so that a shift by `dir` is a few
+/// fixed word shifts, where a loop over the directions shifts by a variable amount.
+///
+/// ```
+/// use camelot::{Bitboard, Square, each_direction};
+///
+/// let g1 = Bitboard::from_square(Square::G1);
+/// let mut around = Bitboard::EMPTY;
+/// each_direction!(dir => { around |= g1.shift(dir); });
+/// assert_eq!(around, g1.neighbours());
+/// ```
+#[macro_export]
+macro_rules! each_direction {
+    ($dir:ident => $body:block) => {{
+        {
+            let $dir = $crate::Direction::North;
+            $body
+        }
+        {
+            let $dir = $crate::Direction::NorthEast;
+            $body
+        }
+        {
+            let $dir = $crate::Direction::East;
+            $body
+        }
+        {
+            let $dir = $crate::Direction::SouthEast;
+            $body
+        }
+        {
+            let $dir = $crate::Direction::South;
+            $body
+        }
+        {
+            let $dir = $crate::Direction::SouthWest;
+            $body
+        }
+        {
+            let $dir = $crate::Direction::West;
+            $body
+        }
+        {
+            let $dir = $crate::Direction::NorthWest;
+            $body
+        }
+    }};
 }
 
 /// Iterator over the squares of a [`Bitboard`], in increasing order.
 #[derive(Clone, Debug)]
-pub struct Squares(Bitboard);
+pub struct Squares {
+    set: Bitboard,
+    /// The words below this one are empty.
+    word: usize,
+}
 
 impl Iterator for Squares {
     type Item = Square;
 
+    #[inline]
     fn next(&mut self) -> Option<Square> {
-        let words = &mut (self.0).0;
-        for (w, word) in words.iter_mut().enumerate() {
+        let words = &mut self.set.0;
+        while self.word < 4 {
+            let word = &mut words[self.word];
             if *word != 0 {
                 let bit = word.trailing_zeros() as usize;
                 *word &= *word - 1;
-                return Square::from_index(w * 64 + bit);
+                return Some(Square::from_index_unchecked(self.word * 64 + bit));
             }
+            self.word += 1;
         }
         None
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.0.count() as usize;
+        let n = self.set.count() as usize;
         (n, Some(n))
     }
 }

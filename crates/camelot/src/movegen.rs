@@ -43,7 +43,7 @@ use game::{Outcome, Player};
 use crate::bitboard::Bitboard;
 use crate::moves::Move;
 use crate::position::{Position, castle};
-use crate::square::{Direction, Square};
+use crate::square::Square;
 use crate::tables::{ADJACENT, LEAPS, square};
 
 /// What the side to move may move and must do here, read off the board.
@@ -63,16 +63,66 @@ pub(crate) struct Context {
     pub(crate) jumpers: Bitboard,
     /// Whether the side to move has a castle move left (S8).
     pub(crate) castle_moves_left: bool,
+    /// Squares from which a jump is possible with every piece where it stands.
+    pub(crate) base_jumps: Bitboard,
+    /// Squares from which a canter's leap is possible with every piece where it stands
+    /// (a piece elsewhere cannot canter at all).
+    canter_starts: Bitboard,
+    /// Squares a canter's leap could land on: empty, outside the own castle, beside an
+    /// own piece.
+    canter_lands: Bitboard,
+}
+
+/// The squares of each colour class of leaps, by (file parity, rank parity): a leap
+/// moves two files and two ranks or none, so a canter stays in its start's class.
+const PARITY: [Bitboard; 4] = {
+    let mut out = [Bitboard::EMPTY; 4];
+    let mut i = 0;
+    while i < 160 {
+        let sq = Square::ALL[i];
+        let class = parity_class(sq.index());
+        out[class] = out[class].with(sq);
+        i += 1;
+    }
+    out
+};
+
+const fn parity_class(index: usize) -> usize {
+    (index & 1) | ((index >> 4) & 1) << 1
+}
+
+/// Which of a position's legal moves to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wanted {
+    /// Every legal move.
+    All,
+    /// Only the moves that capture or enter the opponent's castle from outside it.
+    Forcing,
+    /// The others: the moves that neither capture nor enter the opponent's castle from
+    /// outside it.
+    Quiet,
+}
+
+/// The frame index one step beyond `over` from `at` (a neighbour of it), if it lies in
+/// the frame; it is a square of the board exactly when the two-step leap exists, as the
+/// guard band catches a leap off the east or west edge.
+#[inline(always)]
+fn beyond(at: usize, over: usize) -> Option<u8> {
+    let land = 2 * over as isize - at as isize;
+    u8::try_from(land).ok()
 }
 
 /// The squares from which a piece could jump one of `enemies` onto
 /// one of `landing`.
+#[inline]
 fn jump_squares(enemies: Bitboard, landing: Bitboard) -> Bitboard {
+    // An enemy one step in `dir` with a landing square beyond: shifted back, both sets
+    // meet on the squares a jump starts from.
     let mut out = Bitboard::EMPTY;
-    for dir in Direction::ALL {
+    crate::each_direction!(dir => {
         let back = dir.opposite();
         out |= enemies.shift(back) & landing.shift2(back);
-    }
+    });
     out
 }
 
@@ -91,7 +141,15 @@ impl Context {
         } else {
             own - opp_castle
         };
-        let jumpers = movers & jump_squares(opp, empty);
+        let base_jumps = jump_squares(opp, empty);
+        let jumpers = movers & base_jumps;
+        let open = empty - own_castle;
+        let mut canter_starts = Bitboard::EMPTY;
+        crate::each_direction!(dir => {
+            // A friend one step in `dir`, an open square beyond.
+            let back = dir.opposite();
+            canter_starts |= (own & open.shift(back)).shift(back);
+        });
         Context {
             own,
             opp,
@@ -103,6 +161,9 @@ impl Context {
             duty,
             jumpers,
             castle_moves_left: pos.castle_moves(side) < 2,
+            base_jumps,
+            canter_starts,
+            canter_lands: own.neighbours_in(open),
         }
     }
 
@@ -116,26 +177,26 @@ impl Context {
     /// castle (S8), so its squares are left out.
     pub(crate) fn knight_jump_squares(&self, base: Bitboard, from: Square) -> Bitboard {
         let mut out = base;
-        for leap in &LEAPS[from.index()] {
-            // From `leap.land` the knight could jump `leap.over` back onto `from`.
-            if self.opp.contains_index(leap.over) {
-                out = out.with_index(leap.land);
+        for over in ADJACENT[from.index()] & self.opp {
+            // From the square beyond `over` the knight could jump it back onto `from`.
+            if let Some(land) = beyond(from.index(), over.index())
+                && Bitboard::ALL.contains_index(land)
+            {
+                out = out.with_index(land);
             }
         }
         out - self.opp_castle
     }
 
-    /// Squares from which a jump is possible with every piece where it stands.
-    pub(crate) fn base_jump_squares(&self) -> Bitboard {
-        jump_squares(self.opp, self.empty)
-    }
-
     /// Every square the piece on `from` can reach by a chain of canter leaps, start
     /// included, landing only on squares outside `forbidden` (R2, S7, S9).
     pub(crate) fn canter_reach(&self, from: Square, forbidden: Bitboard) -> Bitboard {
+        if !self.canter_starts.contains(from) {
+            return Bitboard::from_square(from); // No first leap.
+        }
         let friends = self.own.without(from);
-        let allowed = (self.empty.with(from) - self.own_castle) - forbidden;
-        let mut visited = Bitboard::from_square(from);
+        // Squares not yet reached that a leap may land on (the start is reached).
+        let mut open = (self.empty - self.own_castle) - forbidden;
         let mut queue = [0u8; 160];
         queue[0] = from.index() as u8;
         let (mut head, mut tail) = (0, 1);
@@ -145,18 +206,23 @@ impl Context {
             if self.opp_castle.contains_index(at) {
                 continue; // S7: the move ends there.
             }
-            for leap in &LEAPS[at as usize] {
-                if friends.contains_index(leap.over)
-                    && allowed.contains_index(leap.land)
-                    && !visited.contains_index(leap.land)
+            // Only the neighbours that are friends can be leapt over: a set operation
+            // finds them, where testing the eight leaps one by one costs more.
+            for over in ADJACENT[at as usize] & friends {
+                if let Some(land) = beyond(at as usize, over.index())
+                    && open.contains_index(land)
                 {
-                    visited = visited.with_index(leap.land);
-                    queue[tail] = leap.land;
+                    open = open - Bitboard::from_index(land);
+                    queue[tail] = land;
                     tail += 1;
                 }
             }
         }
-        visited
+        let mut reach = Bitboard::from_square(from);
+        for &at in &queue[1..tail] {
+            reach = reach.with_index(at);
+        }
+        reach
     }
 
     /// Whether a piece on `at` could jump one of `enemies` onto `empty`.
@@ -210,13 +276,24 @@ impl Context {
         }
     }
 
-    /// Adds the legal moves of the piece on `from` (which must be in `movers`).
-    /// `base_jumps` caches [`Context::base_jump_squares`] across pieces.
-    fn piece_moves(&self, from: Square, base_jumps: &mut Option<Bitboard>, out: &mut Vec<Move>) {
+    /// Adds the `wanted` legal moves of the piece on `from` (which must be in `movers`).
+    /// Forcing moves come in the order of all the moves, as a filter of them would give.
+    fn piece_moves(&self, from: Square, wanted: Wanted, out: &mut Vec<Move>) {
         let must = self.must_capture();
+        if must && wanted == Wanted::Quiet {
+            return; // S4: every move captures.
+        }
+        // Where the moves that capture nothing may end: anywhere, only in the opponent's
+        // castle (forcing), or anywhere else (quiet).
+        let quiet_to = match wanted {
+            Wanted::All => Bitboard::ALL,
+            Wanted::Forcing => self.opp_castle,
+            Wanted::Quiet => Bitboard::ALL - self.opp_castle,
+        };
+        let captures = wanted != Wanted::Quiet;
         let start = out.len();
         let lifted = self.empty.with(from);
-        if self.jumpers.contains(from) {
+        if captures && self.jumpers.contains(from) {
             self.jump_sequences(
                 from,
                 from.index() as u8,
@@ -228,39 +305,47 @@ impl Context {
             );
         }
         if !must {
-            for to in ADJACENT[from.index()] & (self.empty - self.own_castle) {
+            for to in ADJACENT[from.index()] & (self.empty - self.own_castle) & quiet_to {
                 out.push(Move::quiet(from, to));
             }
         }
         if self.knights.contains(from) {
-            let reach = self.canter_reach(from, Bitboard::EMPTY);
-            let base = *base_jumps.get_or_insert_with(|| self.base_jump_squares());
-            let jump_from = self.knight_jump_squares(base, from);
-            let charge_starts = (reach & jump_from).without(from);
-            for at in charge_starts {
-                self.jump_sequences(
-                    from,
-                    at.index() as u8,
-                    Bitboard::EMPTY,
-                    self.opp,
-                    lifted,
-                    out,
-                    start,
-                );
+            let jump_from = self.knight_jump_squares(self.base_jumps, from);
+            if wanted == Wanted::Forcing
+                && (self.canter_lands & PARITY[parity_class(from.index())] & (jump_from | quiet_to))
+                    .is_empty()
+            {
+                // No canter can end where a charge starts or in the opponent's castle.
+                return;
             }
-            if !must {
+            let reach = self.canter_reach(from, Bitboard::EMPTY);
+            let charge_starts = (reach & jump_from).without(from);
+            if captures {
+                for at in charge_starts {
+                    self.jump_sequences(
+                        from,
+                        at.index() as u8,
+                        Bitboard::EMPTY,
+                        self.opp,
+                        lifted,
+                        out,
+                        start,
+                    );
+                }
+            }
+            if !must && (reach & quiet_to).without(from).any() {
                 // S5: a canter that captures nothing may not land where it could jump.
                 let canters = if charge_starts.any() {
                     self.canter_reach(from, jump_from)
                 } else {
                     reach
                 };
-                for to in canters.without(from) {
+                for to in (canters & quiet_to).without(from) {
                     out.push(Move::quiet(from, to));
                 }
             }
         } else if !must {
-            for to in self.canter_reach(from, Bitboard::EMPTY).without(from) {
+            for to in (self.canter_reach(from, Bitboard::EMPTY) & quiet_to).without(from) {
                 out.push(Move::quiet(from, to));
             }
         }
@@ -280,11 +365,18 @@ impl Context {
 
     /// Adds the legal moves of the pieces in `pieces`.
     pub(crate) fn generate(&self, pieces: Bitboard, out: &mut Vec<Move>) {
-        let mut base_jumps = None;
+        self.generate_wanted(pieces, Wanted::All, out);
+    }
+
+    /// Adds the `wanted` legal moves of the pieces in `pieces`.
+    pub(crate) fn generate_wanted(&self, pieces: Bitboard, wanted: Wanted, out: &mut Vec<Move>) {
         for from in pieces & self.movers {
-            self.piece_moves(from, &mut base_jumps, out);
+            self.piece_moves(from, wanted, out);
         }
-        self.castle_moves(pieces, out);
+        if wanted != Wanted::Forcing {
+            // Castle moves never enter the castle from outside.
+            self.castle_moves(pieces, out);
+        }
     }
 
     /// Whether any move is legal, answered without generating in the common cases.
@@ -293,11 +385,11 @@ impl Context {
             if self.must_capture() {
                 return true;
             }
-            let mut targets = Bitboard::EMPTY;
-            for dir in Direction::ALL {
-                targets |= self.movers.shift(dir);
-            }
-            if (targets & (self.empty - self.own_castle)).any() {
+            if self
+                .movers
+                .neighbours_in(self.empty - self.own_castle)
+                .any()
+            {
                 return true;
             }
         }
@@ -343,17 +435,28 @@ impl Position {
         } else {
             context.knights
         };
-        let start = out.len();
-        context.generate(pieces, out);
-        let mut keep = start;
-        for i in start..out.len() {
-            let mv = out[i];
-            if mv.is_capture() || (target.contains(mv.to) && !target.contains(mv.from)) {
-                out[keep] = mv;
-                keep += 1;
-            }
+        context.generate_wanted(pieces, Wanted::Forcing, out);
+    }
+
+    /// Appends the legal moves here that [`Position::forcing_moves_into`] leaves out, in
+    /// the order [`Position::legal_moves_into`] gives them.
+    pub fn quiet_moves_into(&self, out: &mut Vec<Move>) {
+        if self.static_outcome().is_none() {
+            Context::new(self).generate_wanted(Bitboard::ALL, Wanted::Quiet, out);
         }
-        out.truncate(keep);
+    }
+
+    /// The legal move from `from` to `to` that captures nothing and does not enter the
+    /// opponent's castle from outside (one of [`Position::quiet_moves_into`]), if
+    /// there is one: only that piece's moves are generated.
+    #[must_use]
+    pub fn quiet_move_from(&self, from: Square, to: Square) -> Option<Move> {
+        if !self.pieces(self.side_to_move()).contains(from) || self.static_outcome().is_some() {
+            return None;
+        }
+        let mut moves = Vec::new();
+        Context::new(self).generate_wanted(Bitboard::from_square(from), Wanted::Quiet, &mut moves);
+        moves.into_iter().find(|mv| mv.to == to)
     }
 
     /// Every legal move here (see [`Position::legal_moves_into`]).
@@ -393,7 +496,7 @@ impl Position {
         if (own & own_castle).is_empty() {
             let movers = own - castle(side.other());
             let empty = Bitboard::ALL - self.occupied();
-            if (movers.neighbours() & (empty - own_castle)).any() {
+            if movers.neighbours_in(empty - own_castle).any() {
                 return true;
             }
         }

@@ -499,7 +499,7 @@ impl Position {
                 }]);
             }
             let forbidden = if cx.knights.contains(from) {
-                cx.knight_jump_squares(cx.base_jump_squares(), from)
+                cx.knight_jump_squares(cx.base_jumps, from)
             } else {
                 Bitboard::EMPTY
             };

@@ -132,6 +132,13 @@ impl Square {
         }
     }
 
+    /// The square with frame index `index`, which must exist (a member of a set).
+    #[inline(always)]
+    pub(crate) const fn from_index_unchecked(index: usize) -> Square {
+        debug_assert!(index < 256 && exists((index % 16) as u8, (index / 16) as u8));
+        Square(index as u8)
+    }
+
     /// The frame index `rank * 16 + file` (0..256; only 160 values occur).
     #[must_use]
     pub const fn index(self) -> usize {

@@ -60,8 +60,9 @@ pub(crate) static LEAPS: [[Leap; 8]; 256] = build_leaps();
 pub(crate) static ADJACENT: [Bitboard; 256] = build_adjacent();
 
 /// The square with frame index `index`, which must exist.
+#[inline(always)]
 pub(crate) fn square(index: u8) -> Square {
-    Square::from_index(index as usize).expect("table indexes name existing squares")
+    Square::from_index_unchecked(index as usize)
 }
 
 #[cfg(test)]

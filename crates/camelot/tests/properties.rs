@@ -181,6 +181,29 @@ proptest! {
     }
 
     #[test]
+    fn camelot_prop_forcing_and_quiet_moves_split_the_legal_list(root in 0usize..8, seeds in prop::collection::vec(any::<u32>(), 0..70)) {
+        // The staged generators (forcing moves, then the others) give exactly the legal
+        // moves that capture or enter the opponent's castle from outside, and the rest,
+        // each in the order of the legal list.
+        playout(root, &seeds, |game, _| {
+            let pos = game.position();
+            let legal = pos.legal_moves();
+            let target = camelot::castle(pos.side_to_move().other());
+            let forcing_ones = |mv: &Move| {
+                mv.is_capture() || (target.contains(mv.to) && !target.contains(mv.from))
+            };
+            let mut forcing = Vec::new();
+            pos.forcing_moves_into(&mut forcing);
+            let mut quiet = Vec::new();
+            pos.quiet_moves_into(&mut quiet);
+            let want: Vec<Move> = legal.iter().copied().filter(forcing_ones).collect();
+            assert_eq!(forcing, want, "{}", pos.fen());
+            let want: Vec<Move> = legal.iter().copied().filter(|mv| !forcing_ones(mv)).collect();
+            assert_eq!(quiet, want, "{}", pos.fen());
+        });
+    }
+
+    #[test]
     fn camelot_prop_hash_undo_and_position_string(root in 0usize..8, seeds in prop::collection::vec(any::<u32>(), 0..90)) {
         playout(root, &seeds, |game, seed| {
             let pos = game.position();

@@ -64,6 +64,35 @@ pub trait Evaluator<G: Game>: Send + Sync {
         out.extend(all.into_iter().filter(|&mv| game.captures(mv) > 0));
     }
 
+    /// Whether the search may generate the moves of an inner node in two stages: first
+    /// [`Evaluator::forcing_moves`] (without threats), searched before anything else
+    /// is generated, then [`Evaluator::quiet_moves`] only if none of the first stage
+    /// (or the hash move) cut the node off. A game opts in where its forcing moves are
+    /// exactly the moves with a positive [`Evaluator::tactical_scores`] bonus and cost
+    /// much less to find than all of them.
+    fn staged_moves(&self) -> bool {
+        false
+    }
+
+    /// With [`Evaluator::staged_moves`]: the legal moves that
+    /// [`Evaluator::forcing_moves`] leaves out, in a fixed order. Asked only in
+    /// positions whose game is not over, and where the side to move is not in danger.
+    fn quiet_moves(&self, _game: &G, _out: &mut Vec<G::Move>) {}
+
+    /// With [`Evaluator::staged_moves`]: a key below `0xFF00` that names the quiet
+    /// move `mv` in this position, stored in the transposition table so that the hash
+    /// move can be tried before the quiet moves are generated. `None`: the move is
+    /// not stored.
+    fn quiet_move_key(&self, _game: &G, _mv: G::Move) -> Option<u16> {
+        None
+    }
+
+    /// The legal quiet move that [`Evaluator::quiet_move_key`] gave `key` for here,
+    /// if there is one (a key may come from another position: check it).
+    fn quiet_move_from_key(&self, _game: &G, _key: u16) -> Option<G::Move> {
+        None
+    }
+
     /// The number of slots in the history table.
     fn history_size(&self) -> usize {
         4096

@@ -420,6 +420,13 @@ enum Pressure {
     None,
 }
 
+/// A staged node's forcing move in the table: this bit pattern or its index
+/// (`Worker::staged_code`).
+const STAGED_FORCING: u16 = 0xFF00;
+
+/// Moves `Worker::pick` finds by selection before it sorts the rest.
+const PICK_SELECT: usize = 3;
+
 /// Nodes between two looks at the clock and the stop flags.
 const POLL_INTERVAL: u64 = 1024;
 /// Quiescence plies, and those of them in which threats are answered by all moves.
@@ -446,6 +453,8 @@ struct Worker<'a, G: Game, E: Evaluator<G>> {
     quiets: Vec<Vec<usize>>,
     keep: Vec<bool>,
     root: Vec<RootMove<G::Move>>,
+    /// With staged moves: how many of the root's moves are forcing (they come first).
+    root_forcing: usize,
     attempt: u32,
     lmr: Vec<[u8; 64]>,
 }
@@ -493,6 +502,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             quiets: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(64)).collect(),
             keep: Vec::with_capacity(256),
             root: Vec::new(),
+            root_forcing: 0,
             attempt: 0,
             lmr,
         }
@@ -561,7 +571,16 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             return result;
         }
         let mut moves = Vec::new();
-        self.game.legal_moves(&mut moves);
+        if self.eval.staged_moves() {
+            // In the order inner nodes index their moves (forcing ones first), so that
+            // the move the root stores means the same move where the root position
+            // comes again in the tree.
+            self.eval.forcing_moves(&self.game, false, &mut moves);
+            self.root_forcing = moves.len();
+            self.eval.quiet_moves(&self.game, &mut moves);
+        } else {
+            self.game.legal_moves(&mut moves);
+        }
         if moves.is_empty() {
             result.score = Score::loss_in(0).0;
             return result;
@@ -784,7 +803,12 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             }
             if score > best {
                 best = score;
-                best_index = Some(root.index);
+                let index = root.index;
+                best_index = if self.eval.staged_moves() {
+                    self.staged_code(self.root_forcing, usize::from(index), mv)
+                } else {
+                    Some(index)
+                };
                 if score > alpha {
                     alpha = score;
                 }
@@ -816,27 +840,58 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         best
     }
 
+    /// How a staged node stores its best move in the table: the `index`-th forcing
+    /// move as `STAGED_FORCING | index`, a quiet one by its key
+    /// ([`Evaluator::quiet_move_key`]), so that a quiet hash move can be found without
+    /// generating every quiet move.
+    fn staged_code(&self, forcing_count: usize, index: usize, mv: G::Move) -> Option<u16> {
+        if index < forcing_count {
+            (index < usize::from(!STAGED_FORCING)).then_some(STAGED_FORCING | index as u16)
+        } else {
+            self.eval
+                .quiet_move_key(&self.game, mv)
+                .filter(|&key| key < STAGED_FORCING)
+        }
+    }
+
     /// Fills the ordering keys of `ordered` from the generated moves.
     /// In danger, only the moves the evaluator names as answers to the threat are kept
     /// (the others lose at once).
     fn order(&mut self, ply: usize, hash_index: Option<u16>, in_danger: bool) {
-        let moves = std::mem::take(&mut self.generated[ply]);
+        self.ordered[ply].clear();
+        let count = self.generated[ply].len();
+        self.order_range(ply, 0..count, hash_index, in_danger, None);
+    }
+
+    /// Appends to `ordered` the ordering keys of the generated moves in `range` but
+    /// `skip` (a move already ordered).
+    fn order_range(
+        &mut self,
+        ply: usize,
+        range: std::ops::Range<usize>,
+        hash_index: Option<u16>,
+        in_danger: bool,
+        skip: Option<u16>,
+    ) {
+        let all_moves = std::mem::take(&mut self.generated[ply]);
         let mut bonuses = std::mem::take(&mut self.bonuses[ply]);
         let mut ordered = std::mem::take(&mut self.ordered[ply]);
         let mut keep = std::mem::take(&mut self.keep);
+        let first = range.start;
+        let moves = &all_moves[range];
         keep.clear();
         keep.resize(moves.len(), true);
         if in_danger {
-            self.eval.mark_evasions(&self.game, &moves, &mut keep);
+            self.eval.mark_evasions(&self.game, moves, &mut keep);
         }
         bonuses.clear();
         bonuses.resize(moves.len(), 0);
-        self.eval.tactical_scores(&self.game, &moves, &mut bonuses);
+        self.eval.tactical_scores(&self.game, moves, &mut bonuses);
         let side = self.game.to_move().index() * self.history_size;
         let killers = self.killers[ply];
-        ordered.clear();
-        for (i, (&mv, &bonus)) in moves.iter().zip(&bonuses).enumerate() {
-            if !keep[i] {
+        for (j, (&mv, &bonus)) in moves.iter().zip(&bonuses).enumerate() {
+            let i = first + j;
+            if !keep[j] || Some(i as u16) == skip {
                 continue;
             }
             let key = if Some(i as u16) == hash_index {
@@ -857,7 +912,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 tactical: bonus > 0,
             });
         }
-        self.generated[ply] = moves;
+        self.generated[ply] = all_moves;
         self.bonuses[ply] = bonuses;
         self.ordered[ply] = ordered;
         self.keep = keep;
@@ -866,7 +921,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
     /// Moves the best remaining move to `i`: a selection step for the first few (a cut
     /// comes early in most nodes), one sort for the rest.
     fn pick(list: &mut [Scored<G::Move>], i: usize) {
-        const SELECT: usize = 3;
+        const SELECT: usize = PICK_SELECT;
         if i < SELECT {
             let mut best = i;
             for j in i + 1..list.len() {
@@ -973,20 +1028,51 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             depth -= 1;
         }
 
+        // Staged (where the game asks for it): the forcing moves first, and the quiet
+        // ones only once neither they nor the hash move cut the node off. Move indexes
+        // (the hash move's) then count the forcing moves first, the quiet ones after.
+        let staged = !in_danger && self.eval.staged_moves();
         let mut generated = std::mem::take(&mut self.generated[ply]);
         generated.clear();
-        self.game.legal_moves(&mut generated);
+        let mut forcing_count = 0;
+        // A quiet hash move of a staged node, found without the other quiet moves.
+        let mut hash_quiet = None;
+        let hash_index = if staged {
+            self.eval.forcing_moves(&self.game, false, &mut generated);
+            forcing_count = generated.len();
+            match hash_index {
+                Some(code) if code >= STAGED_FORCING => {
+                    Some(code - STAGED_FORCING).filter(|&i| usize::from(i) < forcing_count)
+                }
+                Some(key) => self.eval.quiet_move_from_key(&self.game, key).map(|mv| {
+                    // Searched first, at this index until the quiet moves come.
+                    hash_quiet = Some(mv);
+                    generated.push(mv);
+                    forcing_count as u16
+                }),
+                None => None,
+            }
+        } else {
+            self.game.legal_moves(&mut generated);
+            hash_index.filter(|&i| usize::from(i) < generated.len())
+        };
         let count = generated.len();
         self.generated[ply] = generated;
-        if count == 0 {
-            return Score::loss_in(ply as u32).0;
-        }
-        let hash_index = hash_index.filter(|&i| usize::from(i) < count);
-        self.order(ply, hash_index, in_danger);
-        if self.ordered[ply].is_empty() {
-            // No answer to the threat: the opponent wins with its next move, and the
-            // game ends two plies from here.
-            return -Score::WIN + ply as i32 + 2;
+        // Whether the quiet moves of a staged node are still to be ordered.
+        let mut quiets_pending = staged;
+        if staged {
+            self.ordered[ply].clear();
+            self.order_range(ply, 0..count, hash_index, false, None);
+        } else {
+            if count == 0 {
+                return Score::loss_in(ply as u32).0;
+            }
+            self.order(ply, hash_index, in_danger);
+            if self.ordered[ply].is_empty() {
+                // No answer to the threat: the opponent wins with its next move, and
+                // the game ends two plies from here.
+                return -Score::WIN + ply as i32 + 2;
+            }
         }
         let mut ordered = std::mem::take(&mut self.ordered[ply]);
         let mut quiets = std::mem::take(&mut self.quiets[ply]);
@@ -998,7 +1084,42 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         let mut best_index = None;
         let mut quiets_searched = 0usize;
         // Every move before the i-th was searched: pruning ends the loop.
-        for i in 0..ordered.len() {
+        for i in 0.. {
+            if i == ordered.len() {
+                if !quiets_pending {
+                    break;
+                }
+                // The second stage of a staged node: the quiet moves, all ranked below
+                // the forcing ones already searched.
+                quiets_pending = false;
+                let mut generated = std::mem::take(&mut self.generated[ply]);
+                generated.truncate(forcing_count);
+                self.eval.quiet_moves(&self.game, &mut generated);
+                let count = generated.len();
+                // The quiet hash move, already searched, is not searched again.
+                let skip = hash_quiet.and_then(|mv| {
+                    generated[forcing_count..]
+                        .iter()
+                        .position(|&m| m == mv)
+                        .map(|j| (forcing_count + j) as u16)
+                });
+                self.generated[ply] = generated;
+                if count == 0 {
+                    self.ordered[ply] = ordered;
+                    self.quiets[ply] = quiets;
+                    return Score::loss_in(ply as u32).0;
+                }
+                self.ordered[ply] = ordered;
+                self.order_range(ply, forcing_count..count, None, false, skip);
+                ordered = std::mem::take(&mut self.ordered[ply]);
+                if i > PICK_SELECT {
+                    // `pick` sorted the list when it reached PICK_SELECT.
+                    ordered[i..].sort_unstable_by_key(|s| std::cmp::Reverse(s.key));
+                }
+                if i == ordered.len() {
+                    break;
+                }
+            }
             let searched = i;
             Self::pick(&mut ordered, i);
             let Scored {
@@ -1050,7 +1171,11 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 best = score;
                 if score > alpha {
                     alpha = score;
-                    best_index = Some(index);
+                    best_index = if staged {
+                        self.staged_code(forcing_count, usize::from(index), mv)
+                    } else {
+                        Some(index)
+                    };
                     self.update_pv(ply, mv);
                     if score >= beta {
                         if !tactical {
