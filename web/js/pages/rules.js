@@ -4,6 +4,7 @@ import { h, setTitle } from '../ui.js';
 import { t } from '../i18n.js';
 import { Board } from '../board.js';
 import { GAME_KINDS, gameName } from '../names.js';
+import { SUMMARY_KEYS, setRulesContext } from '../guide.js';
 
 /** @typedef {import('../types.js').GameKind} GameKind */
 
@@ -61,6 +62,7 @@ export async function render(main, [which]) {
     return;
   }
   const kind = /** @type {GameKind} */ (which);
+  setRulesContext(kind);
   setTitle(t('rules.title', { game: gameName(kind) }));
   const tabs = h('nav', { class: 'tabs', 'aria-label': t('nav.rules') },
     ...GAME_KINDS.map((k) => h('a', { href: `/rules/${k}`, class: 'tab', 'aria-current': k === kind ? 'page' : null }, gameName(k))));
@@ -81,13 +83,6 @@ export async function render(main, [which]) {
     figure.remove();
   }
 }
-
-/** What each game is, in a line (also on the home page). */
-export const SUMMARY_KEYS = {
-  fetlar: 'rules.fetlar.summary',
-  copenhagen: 'rules.copenhagen.summary',
-  camelot: 'rules.camelot.summary',
-};
 
 /**
  * `/rules`: the three games, each with its start position, what it is in a line, and a
