@@ -45,7 +45,6 @@ export async function render(main) {
   /** @type {GameKind} */
   let kind = /** @type {GameKind} */ (localStorage.getItem(KIND_KEY) ?? 'copenhagen');
   if (!['fetlar', 'copenhagen', 'camelot'].includes(kind)) kind = 'copenhagen';
-  setRulesContext(kind);
   /** @typedef {"ai" | "friend" | "lobby"} Mode */
   /** @type {Mode} */
   let mode = /** @type {Mode} */ ('ai');
