@@ -34,7 +34,11 @@ const CAMELOT_RANKS: [(u8, u8); 16] = [
 /// A square's (file, rank), both from 0, from its name (`e5`, `F16`).
 fn square(name: &str) -> (u8, u8) {
     let mut chars = name.chars();
-    let file = chars.next().expect("a square has a file").to_ascii_lowercase() as u8 - b'a';
+    let file = chars
+        .next()
+        .expect("a square has a file")
+        .to_ascii_lowercase() as u8
+        - b'a';
     let rank: u8 = chars.as_str().parse().expect("a square has a rank");
     (file, rank - 1)
 }
@@ -150,7 +154,11 @@ fn every_diagram_of_the_rules_pages_is_what_the_rules_say() {
     assert!(diagrams.len() >= 30, "only {} diagrams", diagrams.len());
     let mut problems = Vec::new();
     for (id, d) in diagrams {
-        let kind: GameKind = d["rules"].as_str().expect("rules").parse().expect("a game kind");
+        let kind: GameKind = d["rules"]
+            .as_str()
+            .expect("rules")
+            .parse()
+            .expect("a game kind");
         let board = board_text(kind, d["pieces"].as_str().expect("pieces"));
         let to_move = side(d["to_move"].as_str().expect("to_move"));
         let mut game = match AnyGame::from_position_and_side(
@@ -210,8 +218,11 @@ fn every_diagram_of_the_rules_pages_is_what_the_rules_say() {
             let before = game.clone();
             match game.try_play(text) {
                 Ok(info) => {
-                    let got: BTreeSet<String> =
-                        info.captures.iter().map(|sq| before.square_name(*sq)).collect();
+                    let got: BTreeSet<String> = info
+                        .captures
+                        .iter()
+                        .map(|sq| before.square_name(*sq))
+                        .collect();
                     let want = captures_in_text(kind, text);
                     if got != want {
                         problems.push(format!("{id}: {text} captures {got:?}, its text {want:?}"));

@@ -1,5 +1,7 @@
 // Rules: a page per game for players, in the reader's language, with the start position
-// drawn (data made by the real rules: web/data/*-start.json, see web/tests/fixtures/make.sh).
+// drawn (data made by the real rules: web/data/*-start.json, see web/tests/fixtures/make.sh)
+// and a diagram for every rule point (web/data/rules-diagrams.json, checked with the real
+// rules by crates/games/tests/rules_diagrams.rs; drawn by ../diagram.js).
 import { h, setTitle } from '../ui.js';
 import { t } from '../i18n.js';
 import { Board } from '../board.js';
