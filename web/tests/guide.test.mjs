@@ -58,10 +58,27 @@ async function againstAi(page, kind, side, tc = '5+3') {
   await page.click(`label[for="side-${side}"]`);
   await page.selectOption('#time-control', tc);
   await page.click('#play-button');
-  await page.waitForURL(/\/game\//);
+  // The game page, or the error the home page shows instead.
+  await page.waitForFunction(() => location.pathname.startsWith('/game/') || document.querySelector('.notice--bad, .notice--error, [role="alert"]'));
+  if (!new URL(page.url()).pathname.startsWith('/game/')) {
+    throw new Error(`no game: ${await page.locator('main').innerText()}`);
+  }
   await page.waitForSelector('.kt-board .kt-sq');
   await page.waitForSelector('#game-goal a');
   return new URL(page.url()).pathname;
+}
+
+/**
+ * Ends the game on `page` (abort, or resign once moves are made): the server lets one
+ * address play only a few games against the AI at once.
+ * @param {Page} page
+ */
+async function leave(page) {
+  const abort = page.locator('[data-action="abort"]');
+  await page.waitForSelector('[data-action="abort"], [data-action="resign"]');
+  await ((await abort.count()) ? abort : page.locator('[data-action="resign"]')).click();
+  await page.click('dialog[open] .btn--primary');
+  await page.waitForSelector('main[data-status="aborted"], main[data-status="finished"]');
 }
 
 /** @param {Page} page */
@@ -96,13 +113,17 @@ test('a newcomer: the games in a line each, Rules opens the game in front of the
   assert.match(await p.page.locator('#game-goal').innerText(), /You attack: capture the king/);
   assert.equal(await p.page.locator('#game-goal a').getAttribute('href'), '/rules/copenhagen');
   assert.equal(await rulesHref(p.page), '/rules/copenhagen');
+  await leave(p.page);
   await againstAi(p.page, 'fetlar', 'second');
   assert.match(await p.page.locator('#game-goal').innerText(), /You defend: bring the king to a corner\./);
   assert.equal(await rulesHref(p.page), '/rules/fetlar');
+  await leave(p.page);
   await againstAi(p.page, 'copenhagen', 'second');
   assert.match(await p.page.locator('#game-goal').innerText(), /exit fort/);
+  await leave(p.page);
   await againstAi(p.page, 'camelot', 'second');
   assert.match(await p.page.locator('#game-goal').innerText(), /You play Black: bring two pieces into White’s castle/);
+  await leave(p.page);
   await p.page.click('#game-goal a');
   await p.page.waitForFunction(() => document.querySelector('main h1')?.textContent?.includes('Camelot'));
 
@@ -110,11 +131,13 @@ test('a newcomer: the games in a line each, Rules opens the game in front of the
   const it = await player(DESKTOP, 'it');
   await againstAi(it.page, 'copenhagen', 'first');
   assert.match(await it.page.locator('#game-goal').innerText(), /Attacchi: cattura il re/);
+  await leave(it.page);
   await go(it.page, '/');
   assert.match(await it.page.locator('.about-games li[data-kind="fetlar"]').innerText(), /Vichinghi/);
   const fr = await player(DESKTOP, 'fr');
   await againstAi(fr.page, 'fetlar', 'second');
   assert.match(await fr.page.locator('#game-goal').innerText(), /Vous défendez : amenez le roi dans un coin/);
+  await leave(fr.page);
   for (const x of [p, it, fr]) {
     assert.deepEqual(x.errors, []);
     await x.context.close();
@@ -318,6 +341,7 @@ test('the board as large as the screen allows, both player bars and clocks in vi
         assert.ok(m.square >= (PHONE.width / files) - 0.5, `${where}: squares ${m.square} px`);
       }
       await shot(p.page, `guide-game-${kind}-${lang}-${screen.width}x${screen.height}`);
+      await leave(p.page);
       assert.deepEqual(p.errors, []);
       await p.context.close();
     }
