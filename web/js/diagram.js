@@ -212,8 +212,16 @@ function drawBoard(geo, view, pieces, overlay, label) {
     over.append(el('circle', { class: taken ? 'kt-dest kt-dest--capture' : 'kt-dest', cx: p.x + S / 2, cy: p.y + S / 2, r: taken ? 40 : 16, 'data-dest': name }));
   }
   (overlay.arrows ?? []).forEach((path, i) => {
-    const points = path.map(at).filter((p) => p !== null).map((p) => ({ x: p.x + S / 2, y: p.y + S / 2 }));
+    let points = path.map(at).filter((p) => p !== null).map((p) => ({ x: p.x + S / 2, y: p.y + S / 2 }));
     if (points.length < 2) return;
+    if (overlay.numbered) {
+      // A move and its way back side by side: each shifted to its own left.
+      const [p0, p1] = points;
+      const d = Math.hypot(p1.x - p0.x, p1.y - p0.y) || 1;
+      const nx = (p1.y - p0.y) / d * 16;
+      const ny = -(p1.x - p0.x) / d * 16;
+      points = points.map((p) => ({ x: p.x + nx, y: p.y + ny }));
+    }
     // Stop short of the last square's centre, where the head goes.
     const a = points[points.length - 2];
     const b = points[points.length - 1];
@@ -229,8 +237,8 @@ function drawBoard(geo, view, pieces, overlay, label) {
     over.append(el('path', { class: 'kt-diagram__head', d: `M${tip.x} ${tip.y} L${left.x} ${left.y} L${right.x} ${right.y} Z` }));
     if (overlay.numbered) {
       const mid = { x: (points[0].x + end.x) / 2, y: (points[0].y + end.y) / 2 };
-      over.append(el('circle', { class: 'kt-diagram__num-bg', cx: mid.x, cy: mid.y, r: 22 }));
-      const num = el('text', { class: 'kt-diagram__num', x: mid.x, y: mid.y + 10, 'text-anchor': 'middle' });
+      over.append(el('circle', { class: 'kt-diagram__num-bg', cx: mid.x, cy: mid.y, r: 27 }));
+      const num = el('text', { class: 'kt-diagram__num', x: mid.x, y: mid.y + 13, 'text-anchor': 'middle' });
       num.textContent = String(i + 1);
       over.append(num);
     }
