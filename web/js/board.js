@@ -46,9 +46,9 @@ const SVG = 'http://www.w3.org/2000/svg';
 const S = 100;
 /** Room for the coordinates left of and below the board. */
 const MARGIN = 38;
-/** A narrow screen: the coordinates go inside the edge squares, so that the squares take
- * the whole width (a phone held upright). */
-const NARROW = typeof matchMedia === 'function' ? matchMedia('(max-width: 600px)') : null;
+/** A small screen: the coordinates go inside the edge squares, so that the squares take
+ * the whole width of a phone held upright, or the whole height of one on its side. */
+const NARROW = typeof matchMedia === 'function' ? matchMedia('(max-width: 600px), (max-height: 500px)') : null;
 /** Pointer travel (CSS pixels) that turns a press on a piece into a drag. */
 const DRAG_THRESHOLD = 6;
 
