@@ -308,7 +308,7 @@ const SCREENS = [
   { width: 740, height: 360 },
 ];
 
-test('the board as large as the screen allows, both player bars and clocks in view, in two languages', { skip, timeout: 180000 }, async () => {
+test('the board as large as the screen allows, both player bars and clocks in view, in two languages', { skip, timeout: 180000 }, async (t) => {
   for (const [kind, lang] of [['copenhagen', 'en'], ['camelot', 'it']]) {
     for (const screen of SCREENS) {
       const p = await player(screen, lang);
@@ -328,6 +328,7 @@ test('the board as large as the screen allows, both player bars and clocks in vi
         };
       });
       const where = `${kind} ${screen.width}x${screen.height}`;
+      t.diagnostic(`${where}: squares ${m.square.toFixed(1)} px, board ${m.board?.width.toFixed(0)}x${m.board?.height.toFixed(0)} px`);
       assert.ok(m.board, where);
       assert.equal(m.bars.length, 2, where);
       assert.equal(m.clocks.length, 2, where);
