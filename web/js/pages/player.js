@@ -4,6 +4,8 @@ import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { gameName, reasonWords, sideName } from '../names.js';
 import { lineChart, fitChart, niceTicks } from '../chart.js';
+import { challengeCard } from '../challenge.js';
+import { whoami } from '../app.js';
 
 /** @typedef {import('../types.js').Profile} Profile */
 
@@ -76,6 +78,7 @@ export async function render(main, [name]) {
         profile.online ? h('span', { class: 'online-badge', dataset: { online: 'true' } }, t('profile.online')) : null),
       ratings,
       ...charts),
+    ...(canChallenge(profile.name) ? [challengeCard(profile.name)] : []),
     h('div', { class: 'grid-2' },
       h('section', { class: 'card' }, h('h2', null, t('profile.recent')), recent),
       h('section', { class: 'card' }, h('h2', null, t('profile.opponents')), opponents)));
@@ -137,4 +140,14 @@ function ratingChart(profile, r, fitted) {
 function signed(n) {
   const v = Math.round(n);
   return v > 0 ? `+${v}` : v < 0 ? `−${-v}` : '±0';
+}
+
+/**
+ * Whether the visitor may challenge the player `name`: an account may challenge another
+ * account.
+ * @param {string} name
+ */
+function canChallenge(name) {
+  const me = whoami();
+  return me?.kind === 'user' && me.name.toLowerCase() !== name.toLowerCase();
 }
