@@ -46,6 +46,9 @@ const SVG = 'http://www.w3.org/2000/svg';
 const S = 100;
 /** Room for the coordinates left of and below the board. */
 const MARGIN = 38;
+/** A small screen: the coordinates go inside the edge squares, so that the squares take
+ * the whole width of a phone held upright, or the whole height of one on its side. */
+const NARROW = typeof matchMedia === 'function' ? matchMedia('(max-width: 600px), (max-height: 500px)') : null;
 /** Pointer travel (CSS pixels) that turns a press on a piece into a drag. */
 const DRAG_THRESHOLD = 6;
 
@@ -195,6 +198,9 @@ export class Board {
     this.live.setAttribute('aria-live', 'polite');
     root.replaceChildren(this.svg, this.picker, this.live);
 
+    /** Draws again when the screen turns between narrow and wide (where coordinates go). */
+    this.onNarrow = () => this.render();
+    if (this.coordinates) NARROW?.addEventListener('change', this.onNarrow);
     if (!this.small) {
       this.svg.setAttribute('tabindex', '0');
       this.svg.setAttribute('role', 'application');
@@ -254,14 +260,20 @@ export class Board {
 
   /** Stops listening and empties the element. */
   destroy() {
+    NARROW?.removeEventListener('change', this.onNarrow);
     this.root.replaceChildren();
     this.root.classList.remove('kt-board', 'kt-board--small');
   }
 
   // --- geometry -------------------------------------------------------------------
 
+  /** Whether the coordinates are drawn inside the edge squares (a narrow screen). */
+  get inside() {
+    return this.coordinates && !!NARROW?.matches;
+  }
+
   get margin() {
-    return this.coordinates ? MARGIN : 0;
+    return this.coordinates && !this.inside ? MARGIN : 0;
   }
 
   /**
@@ -384,7 +396,37 @@ export class Board {
     const v = /** @type {BoardView} */ (this.view);
     const g = this.layers.coords;
     g.replaceChildren();
+    g.classList.toggle('kt-coords--inside', this.inside);
     if (!this.coordinates) return;
+    if (this.inside) {
+      // Each file's name in the lowest square drawn in its column, each rank's in the
+      // leftmost square of its row (Camelot's cut corners have no square there).
+      for (let file = 0; file < v.files; file++) {
+        let best = null;
+        for (let rank = 0; rank < v.ranks; rank++) {
+          if (!this.cell({ file, rank }).exists) continue;
+          const p = this.xy({ file, rank });
+          if (!best || p.y > best.y) best = p;
+        }
+        if (!best) continue;
+        const text = svgEl('text', { x: best.x + S - 7, y: best.y + S - 8, 'text-anchor': 'end' });
+        text.textContent = v.file_names[file];
+        g.append(text);
+      }
+      for (let rank = 0; rank < v.ranks; rank++) {
+        let best = null;
+        for (let file = 0; file < v.files; file++) {
+          if (!this.cell({ file, rank }).exists) continue;
+          const p = this.xy({ file, rank });
+          if (!best || p.x < best.x) best = p;
+        }
+        if (!best) continue;
+        const text = svgEl('text', { x: best.x + 6, y: best.y + 27, 'text-anchor': 'start' });
+        text.textContent = v.rank_names[rank];
+        g.append(text);
+      }
+      return;
+    }
     for (let file = 0; file < v.files; file++) {
       const { x } = this.xy({ file, rank: 0 });
       const text = svgEl('text', { x: x + S / 2, y: v.ranks * S + MARGIN * 0.72, 'text-anchor': 'middle' });

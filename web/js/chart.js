@@ -24,6 +24,11 @@ const SVGNS = 'http://www.w3.org/2000/svg';
  * @property {(x: number) => string} [xTick] labels for the first and last x
  * @property {(index: number) => void} [onSelect] a point was clicked
  * @property {number | null} [cursor] the x to mark with a vertical line
+ * @property {Array<{x: number, label: string}>} [xTicks] labelled marks along the x axis
+ *   (instead of xTick's first and last)
+ * @property {number[]} [yTicks] the y values to label with yTick (default: max, middle, min)
+ * @property {string} [xLabel] the x axis's title, under it
+ * @property {string} [yLabel] the y axis's title, along it
  */
 
 /**
@@ -43,7 +48,7 @@ function el(tag, attrs) {
 export function lineChart(o) {
   const width = o.width ?? 640;
   const height = o.height ?? 180;
-  const pad = { left: 44, right: 10, top: 10, bottom: 22 };
+  const pad = { left: o.yLabel ? 62 : 44, right: 12, top: 10, bottom: o.xLabel ? 40 : 22 };
   const svg = /** @type {SVGSVGElement} */ (el('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': o.label }));
   const pts = o.points;
   if (!pts.length) return svg;
@@ -64,18 +69,37 @@ export function lineChart(o) {
   }
   svg.append(el('polyline', { class: 'chart__line', points: line }));
   if (o.yTick) {
-    for (const y of [o.yMax, (o.yMax + o.yMin) / 2, o.yMin]) {
+    for (const y of o.yTicks ?? [o.yMax, (o.yMax + o.yMin) / 2, o.yMin]) {
+      if (o.yTicks) svg.append(el('line', { class: 'chart__grid', x1: pad.left, x2: width - pad.right, y1: sy(y), y2: sy(y) }));
       const text = el('text', { class: 'chart__label', x: pad.left - 6, y: sy(y) + 4, 'text-anchor': 'end' });
       text.textContent = o.yTick(y);
       svg.append(text);
     }
   }
-  if (o.xTick) {
+  if (o.xTicks) {
+    for (const { x, label } of o.xTicks) {
+      svg.append(el('line', { class: 'chart__axis', x1: sx(x), x2: sx(x), y1: height - pad.bottom, y2: height - pad.bottom + 4 }));
+      const text = el('text', { class: 'chart__label', x: sx(x), y: height - pad.bottom + 16, 'text-anchor': 'middle' });
+      text.textContent = label;
+      svg.append(text);
+    }
+  } else if (o.xTick) {
     for (const [x, anchor] of /** @type {Array<[number, string]>} */ ([[xMin, 'start'], [xMax, 'end']])) {
       const text = el('text', { class: 'chart__label', x: sx(x), y: height - 6, 'text-anchor': anchor });
       text.textContent = o.xTick(x);
       svg.append(text);
     }
+  }
+  if (o.xLabel) {
+    const text = el('text', { class: 'chart__title', x: pad.left + (width - pad.left - pad.right) / 2, y: height - 5, 'text-anchor': 'middle' });
+    text.textContent = o.xLabel;
+    svg.append(text);
+  }
+  if (o.yLabel) {
+    const cy = pad.top + (height - pad.top - pad.bottom) / 2;
+    const text = el('text', { class: 'chart__title', x: 14, y: cy, 'text-anchor': 'middle', transform: `rotate(-90 14 ${cy})` });
+    text.textContent = o.yLabel;
+    svg.append(text);
   }
   if (o.cursor !== null && o.cursor !== undefined) {
     svg.append(el('line', { class: 'chart__cursor', x1: sx(o.cursor), x2: sx(o.cursor), y1: pad.top, y2: height - pad.bottom }));
@@ -108,6 +132,46 @@ export function lineChart(o) {
     });
   }
   return svg;
+}
+
+/**
+ * Draws a chart at its container's own width in CSS pixels (one unit of the drawing a
+ * pixel), so that its text stays at its real size on a phone as on a desktop, and again
+ * when that width changes.
+ * @param {HTMLElement} box the element the chart fills
+ * @param {(width: number, height: number) => SVGSVGElement} draw
+ * @returns {{stop: () => void}}
+ */
+export function fitChart(box, draw) {
+  let drawn = 0;
+  const redraw = () => {
+    const width = Math.round(box.clientWidth);
+    if (!width || width === drawn) return;
+    drawn = width;
+    box.replaceChildren(draw(width, Math.round(Math.max(170, Math.min(260, width * 0.42)))));
+  };
+  const observer = new ResizeObserver(() => requestAnimationFrame(redraw));
+  observer.observe(box);
+  redraw();
+  return { stop: () => observer.disconnect() };
+}
+
+/**
+ * Round values between `lo` and `hi` for labelling an axis: at most `count` of them, at a
+ * step of 1, 2 or 5 times a power of ten.
+ * @param {number} lo
+ * @param {number} hi
+ * @param {number} count
+ * @returns {number[]}
+ */
+export function niceTicks(lo, hi, count) {
+  const span = Math.max(hi - lo, 1);
+  const raw = span / Math.max(1, count);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power;
+  const ticks = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9; v += step) ticks.push(Math.round(v * 1e6) / 1e6);
+  return ticks;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Client-side routing with the History API: the server serves index.html for every page
 // address, and this picks the page module for it. Pages load on demand.
+import { setRulesContext } from './guide.js';
 
 /**
  * What a page gives back: how to leave it (close sockets, stop timers).
@@ -50,6 +51,8 @@ export async function route(main) {
     if (on) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
+  // The header's Rules link: the chosen game's rules until a page names its game.
+  setRulesContext(null);
   const params = (re.exec(path) ?? []).slice(1).map(decodeURIComponent);
   /** @type {Page} */
   const page = await import(module);

@@ -309,6 +309,7 @@ export {};
  * @property {RatingRecord[]} ratings
  * @property {boolean} [online] whether they have a page of the site open now
  * @property {RatingPoint[]} rating_history
+ * @property {number} initial_rating the rating before a player's first rated game
  * @property {OpponentRecord[]} opponents
  * @property {GameSummary[]} recent_games
  */

@@ -101,9 +101,10 @@ test('links navigate without reloading, and back works', async () => {
   await page.waitForSelector('.rules__diagram .kt-sq');
   assert.equal(await page.locator('.rules__diagram .kt-sq').count(), 160);
   assert.equal(await page.locator('.rules__diagram .kt-piece').count(), 28);
-  // The jump sequence's diagram shows its four captures.
-  await page.waitForSelector('.rules__rule-diagram .kt-captured');
-  assert.equal(await page.locator('.rules__rule-diagram .kt-captured').count(), 4);
+  // The jump sequence's diagram: the two men it takes ringed before, marked taken after.
+  await page.waitForSelector('[data-diagram="camelot-jump"] .kt-captured');
+  assert.equal(await page.locator('[data-diagram="camelot-jump"] .kt-diagram__target').count(), 2);
+  assert.equal(await page.locator('[data-diagram="camelot-jump"] .kt-captured').count(), 2);
   await page.goBack();
   await page.waitForFunction(() => document.querySelector('main h1')?.textContent?.includes('Copenhagen'));
   assert.equal(await page.evaluate(() => /** @type {any} */ (window).marker), 1, 'no reload');

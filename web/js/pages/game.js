@@ -16,6 +16,7 @@ import { navigate } from '../router.js';
 import { playSound } from '../sound.js';
 import { conditionalPanel } from '../conditional.js';
 import { Chat } from '../chat.js';
+import { goalText, rulesHref, setRulesContext } from '../guide.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').Side} Side */
@@ -49,6 +50,7 @@ export async function render(main, [id]) {
     return;
   }
 
+  setRulesContext(game.kind);
   const settings = prefs();
   /** @type {number | null} the ply shown while browsing earlier positions (null: live) */
   let browsing = null;
@@ -107,6 +109,10 @@ export async function render(main, [id]) {
   const drawTools = () => tools.replaceChildren(...(isOver(game.status) ? [flipButton, analyseLink, downloadLink] : [flipButton, downloadLink]));
 
   const chat = new Chat((message) => socket.send(message));
+  /** What this player (or, watching, each side) plays for, with the rules a click away. */
+  const goal = h('p', { class: 'play__goal', id: 'game-goal' });
+  const drawGoal = () => goal.replaceChildren(goalText(game.kind, game.you), ' ',
+    h('a', { href: rulesHref(game.kind), class: 'play__goal-rules' }, t('play.rules')));
   const boardBox = h('div', { class: 'play__board', dataset: { kind: game.kind } }, topBar, boardEl, bottomBar);
   main.append(h('div', { class: 'play' },
     boardBox,
@@ -115,7 +121,7 @@ export async function render(main, [id]) {
         h('h1', { class: 'play__title' }, gameName(game.kind)),
         h('p', { class: 'muted small', id: 'game-facts' }, `${timeControlText(game.time_control)} · ${game.rated ? t('lobby.rated') : t('lobby.casual')}`,
           game.played_at ? ` · ${formatDate(game.played_at)}` : ''),
-        status, actions, conn),
+        goal, status, actions, conn),
       moveList.el,
       tools,
       watchers,
@@ -291,6 +297,7 @@ export async function render(main, [id]) {
   function drawAll() {
     setTitle(`${gameName(game.kind)} · ${game.players.map((p) => (p.ai ? t('common.ai_level', { level: p.ai }) : p.name || '?')).join(' – ')}`);
     drawPlayers();
+    drawGoal();
     drawBoard();
     drawStatus();
     drawActions();

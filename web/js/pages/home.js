@@ -8,15 +8,37 @@ import { api } from '../api.js';
 import { Lobby } from '../lobby.js';
 import { navigate } from '../router.js';
 import { ensurePlayer, whoami, onMe } from '../app.js';
-import { gameName, sideName } from '../names.js';
-import { gamePicker, timeControlSelect, sidePicker, levelPicker, miniGame } from '../widgets.js';
+import { gameName, sideName, GAME_KINDS } from '../names.js';
+import { gamePicker, timeControlSelect, sidePicker, levelPicker, miniGame, gameIcon } from '../widgets.js';
 import { Chat } from '../chat.js';
+import { CHOSEN_KIND_KEY, rulesHref, setRulesContext } from '../guide.js';
 
 /** @typedef {import('../types.js').GameKind} GameKind */
 /** @typedef {import('../types.js').Challenge} Challenge */
 /** @typedef {import('../types.js').LiveGame} LiveGame */
 
-const KIND_KEY = 'kingstable.home.kind';
+const KIND_KEY = CHOSEN_KIND_KEY;
+
+/** Each game in a line, for a newcomer (the rules pages say the rest). */
+/** @type {Record<GameKind, string>} */
+const ABOUT_KEYS = {
+  fetlar: 'home.about.fetlar',
+  copenhagen: 'home.about.copenhagen',
+  camelot: 'home.about.camelot',
+};
+
+/**
+ * The three games, each in a line with a link to its rules.
+ * @returns {HTMLElement}
+ */
+function aboutGames() {
+  return h('section', { class: 'card about-games', 'aria-labelledby': 'about-title' },
+    h('h2', { id: 'about-title' }, t('home.about.title')),
+    h('ul', { class: 'about-games__list' }, ...GAME_KINDS.map((kind) => h('li', { dataset: { kind } },
+      gameIcon(kind),
+      h('span', null, h('strong', null, gameName(kind)), ' — ', h('span', { class: 'about-games__line' }, t(ABOUT_KEYS[kind])), ' ',
+        h('a', { href: rulesHref(kind), class: 'about-games__rules' }, t('home.about.rules')))))));
+}
 
 /** @param {HTMLElement} main */
 export async function render(main) {
@@ -54,6 +76,7 @@ export async function render(main) {
       gamePicker('kind', kind, (k) => {
         kind = k;
         localStorage.setItem(KIND_KEY, k);
+        setRulesContext(k);
         drawForm();
       }),
       mode === 'ai' ? levelPicker('level', level) : null,
@@ -203,6 +226,7 @@ export async function render(main) {
     h('div', { class: 'hero' },
       h('section', { class: 'card' }, h('h1', { id: 'play-title' }, t('home.title')), tabs, form, result),
       h('section', { class: 'card', 'aria-labelledby': 'lobby-title' }, h('h2', { id: 'lobby-title' }, t('lobby.title')), lobbyBody)),
+    aboutGames(),
     h('div', { class: 'home-lower' },
       h('section', { class: 'card', 'aria-labelledby': 'live-title' },
         h('h2', { id: 'live-title' }, t('watch.playing_now'), ' ', h('a', { href: '/watch', class: 'small' }, t('watch.all'))),

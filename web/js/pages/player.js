@@ -2,8 +2,8 @@
 import { h, errorNotice, setTitle, formatDate, playerLink, playerName } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
-import { gameName, reasonWords } from '../names.js';
-import { lineChart } from '../chart.js';
+import { gameName, reasonWords, sideName } from '../names.js';
+import { lineChart, fitChart, niceTicks } from '../chart.js';
 import { challengeCard } from '../challenge.js';
 import { whoami, onMe } from '../app.js';
 
@@ -32,32 +32,34 @@ export async function render(main, [name]) {
       r.rank ? h('a', { class: 'small profile__rank', href: `/players?game=${r.kind}` }, t('profile.rank', { rank: r.rank })) : null)))
     : h('p', { class: 'empty' }, t('profile.no_ratings'));
 
-  const charts = profile.ratings.map((r) => {
-    const points = profile.rating_history.filter((p) => p.kind === r.kind).sort((a, b) => a.recorded_at - b.recorded_at);
-    if (points.length < 2) return null;
-    const values = points.map((p) => p.rating);
-    const lo = Math.floor((Math.min(...values) - 30) / 50) * 50;
-    const hi = Math.ceil((Math.max(...values) + 30) / 50) * 50;
-    return h('figure', { class: 'rating-chart' },
-      h('figcaption', { class: 'small muted' }, t('profile.history', { game: gameName(r.kind) })),
-      lineChart({
-        points: points.map((p, i) => ({ x: i, y: p.rating, title: `${formatDate(p.recorded_at)}: ${Math.round(p.rating)}` })),
-        yMin: lo, yMax: hi,
-        label: t('profile.history', { game: gameName(r.kind) }),
-        yTick: (y) => String(Math.round(y)),
-        xTick: (x) => formatDate(points[Math.min(points.length - 1, Math.round(x))].recorded_at),
-      }));
-  }).filter((c) => c !== null);
+  /** @type {Array<{stop: () => void}>} charts drawn at their own width (see fitChart) */
+  const fitted = [];
+  const charts = profile.ratings.map((r) => ratingChart(profile, r, fitted)).filter((c) => c !== null);
 
+  const me = profile.name.toLowerCase();
+  /**
+   * The side the profile's owner played in a game, if they did.
+   * @param {import('../types.js').GameSummary} g
+   * @returns {import('../types.js').Side | null}
+   */
+  const ownSide = (g) => (g.first && g.first.type === 'user' && g.first.name.toLowerCase() === me ? 'first'
+    : g.second && g.second.type === 'user' && g.second.name.toLowerCase() === me ? 'second' : null);
   const recent = profile.recent_games.length
-    ? h('div', { class: 'table-wrap' }, h('table', { class: 'table' },
-      h('thead', null, h('tr', null, ...['archive.date', 'archive.game', 'archive.players', 'archive.result'].map((k) => h('th', { scope: 'col' }, t(k))))),
-      h('tbody', null, ...profile.recent_games.map((g) => h('tr', null,
-        h('td', null, h('a', { href: `/game/${encodeURIComponent(g.id)}` }, formatDate(g.finished_at ?? g.created_at))),
-        h('td', null, gameName(g.kind)),
-        h('td', null, playerLink(g.first), ' – ', playerLink(g.second)),
-        h('td', null, g.result === 'draw' ? '½–½' : g.result === 'first' ? '1–0' : g.result === 'second' ? '0–1' : '·',
-          g.reason ? h('span', { class: 'muted small', dataset: { reason: g.reason } }, ` ${reasonWords(g.kind, g.reason, g.ended_by)}`) : null))))))
+    ? h('div', { class: 'table-wrap' }, h('table', { class: 'table recent-games' },
+      h('thead', null, h('tr', null, ...['archive.date', 'archive.game', 'archive.players', 'profile.played', 'archive.result'].map((k) => h('th', { scope: 'col' }, t(k))))),
+      h('tbody', null, ...profile.recent_games.map((g) => {
+        const side = ownSide(g);
+        const outcome = !side || !g.result ? null : g.result === 'draw' ? 'draw' : g.result === side ? 'win' : 'loss';
+        return h('tr', { dataset: { game: g.id } },
+          h('td', null, h('a', { href: `/game/${encodeURIComponent(g.id)}` }, formatDate(g.finished_at ?? g.created_at))),
+          h('td', null, gameName(g.kind)),
+          h('td', null, playerLink(g.first), ' – ', playerLink(g.second)),
+          h('td', { class: 'recent-games__own', dataset: { side: side ?? '', outcome: outcome ?? '' } },
+            side ? sideName(g.kind, side) : '',
+            outcome ? h('strong', { class: `outcome outcome--${outcome}` }, ` · ${t(OUTCOME_KEYS[outcome])}`) : null),
+          h('td', null, g.result === 'draw' ? '½–½' : g.result === 'first' ? '1–0' : g.result === 'second' ? '0–1' : '·',
+            g.reason ? h('span', { class: 'muted small', dataset: { reason: g.reason } }, ` ${reasonWords(g.kind, g.reason, g.ended_by)}`) : null));
+      }))))
     : h('p', { class: 'empty' }, t('profile.no_games'));
 
   const opponents = profile.opponents.length
@@ -85,7 +87,69 @@ export async function render(main, [name]) {
     h('div', { class: 'grid-2' },
       h('section', { class: 'card' }, h('h2', null, t('profile.recent')), recent),
       h('section', { class: 'card' }, h('h2', null, t('profile.opponents')), opponents)));
-  return { destroy: () => stopMe() };
+  return {
+    destroy: () => {
+      stopMe();
+      fitted.forEach((f) => f.stop());
+    },
+  };
+}
+
+/** The profile owner's result in a game, by outcome. */
+const OUTCOME_KEYS = { win: 'profile.won', loss: 'profile.lost', draw: 'profile.drawn' };
+
+/**
+ * A rating's history as a chart: one point per rated game, from the rating before the
+ * first one when the history reaches back to it; rated games along the x axis, each
+ * date named once in the caption and every point's tooltip.
+ * @param {Profile} profile
+ * @param {import('../types.js').RatingRecord} r
+ * @param {Array<{stop: () => void}>} fitted
+ * @returns {HTMLElement | null}
+ */
+function ratingChart(profile, r, fitted) {
+  const history = profile.rating_history.filter((p) => p.kind === r.kind).sort((a, b) => a.recorded_at - b.recorded_at);
+  if (!history.length) return null;
+  // The number of the first game shown: the history keeps only the latest games.
+  const firstGame = r.games - history.length + 1;
+  /** @type {Array<{game: number, rating: number, at: number | null}>} */
+  const points = history.map((p, i) => ({ game: firstGame + i, rating: p.rating, at: p.recorded_at }));
+  if (firstGame === 1) points.unshift({ game: 0, rating: profile.initial_rating, at: null });
+  const values = points.map((p) => p.rating);
+  const lo = Math.floor((Math.min(...values) - 30) / 50) * 50;
+  const hi = Math.ceil((Math.max(...values) + 30) / 50) * 50;
+  const first = formatDate(history[0].recorded_at);
+  const last = formatDate(history[history.length - 1].recorded_at);
+  const title = t('profile.history', { game: gameName(r.kind) });
+  const plot = h('div', { class: 'rating-chart__plot' });
+  const figure = h('figure', { class: 'rating-chart', dataset: { kind: r.kind } },
+    h('figcaption', { class: 'small muted' }, title, ' · ', first === last ? first : `${first} – ${last}`),
+    plot);
+  // Drawn once the figure is in the page and has a width.
+  requestAnimationFrame(() => fitted.push(fitChart(plot, (width, height) => lineChart({
+    width, height,
+    points: points.map((p, i) => ({
+      x: p.game, y: p.rating,
+      title: p.at === null
+        ? `${t('profile.chart_start')}: ${Math.round(p.rating)}`
+        : `${t('profile.chart_game', { number: p.game })} · ${formatDate(p.at)}: ${Math.round(p.rating)}${i > 0 ? ` (${signed(p.rating - points[i - 1].rating)})` : ''}`,
+    })),
+    yMin: lo, yMax: hi,
+    label: title,
+    yTick: (y) => String(Math.round(y)),
+    yTicks: niceTicks(lo, hi, Math.max(2, Math.floor(height / 45))),
+    xTicks: niceTicks(points[0].game, points[points.length - 1].game, Math.max(1, Math.floor(width / 70)))
+      .filter((x) => Number.isInteger(x)).map((x) => ({ x, label: String(x) })),
+    xLabel: t('profile.chart_games'),
+    yLabel: t('profile.chart_rating'),
+  }))));
+  return figure;
+}
+
+/** @param {number} n a rating change, "+12" or "−8" */
+function signed(n) {
+  const v = Math.round(n);
+  return v > 0 ? `+${v}` : v < 0 ? `−${-v}` : '±0';
 }
 
 /**

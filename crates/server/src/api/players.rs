@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::ApiPath;
 use super::views::GameSummary;
 use crate::error::ApiError;
+use crate::ratings::Rating;
 use crate::state::AppState;
 use crate::store::{OpponentRecord, RatingHistoryPoint, RatingRecord};
 
@@ -19,6 +20,9 @@ pub struct ProfileView {
     /// Whether they have a socket open now.
     online: bool,
     rating_history: Vec<RatingHistoryPoint>,
+    /// Where every rating starts: the rating before a player's first rated game, the
+    /// first point of a history that goes back to it.
+    initial_rating: f64,
     opponents: Vec<OpponentRecord>,
     recent_games: Vec<GameSummary>,
 }
@@ -58,6 +62,7 @@ pub async fn profile(
         created_at: profile.user.created_at,
         ratings,
         rating_history: profile.history,
+        initial_rating: Rating::default().rating,
         opponents: profile.opponents,
         recent_games: profile.recent_games.iter().map(GameSummary::from).collect(),
     }))
