@@ -492,5 +492,6 @@ export default {
   'analysis.lines': 'Engine lines',
   'analysis.best_lines': 'Best lines',
   'analysis.play_line': 'Play {move}',
+  'analysis.bad_move': 'Move {number} of the line, {move}, is not legal there: the line stops before it.',
   'analysis.share': 'Link to this position',
 };

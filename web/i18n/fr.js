@@ -492,5 +492,6 @@ export default {
   'analysis.lines': 'Lignes du moteur',
   'analysis.best_lines': 'Meilleures suites',
   'analysis.play_line': 'Jouer {move}',
+  'analysis.bad_move': 'Le coup {number} de la suite, {move}, n’y est pas légal : la suite s’arrête avant lui.',
   'analysis.share': 'Lien vers cette position',
 };

@@ -492,5 +492,6 @@ export default {
   'analysis.lines': 'Varianti del motore',
   'analysis.best_lines': 'Varianti migliori',
   'analysis.play_line': 'Gioca {move}',
+  'analysis.bad_move': 'La mossa {number} della variante, {move}, lì non è legale: la variante si ferma prima.',
   'analysis.share': 'Link a questa posizione',
 };

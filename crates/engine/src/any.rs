@@ -267,9 +267,14 @@ mod tests {
         // One line unless asked.
         engine.set_lines(1);
         let mut count = 0;
-        engine.answer(&AnyGame::start(GameKind::Fetlar), &Limits::depth(2), &AtomicBool::new(false), |i| {
-            count = i.lines.len();
-        });
+        engine.answer(
+            &AnyGame::start(GameKind::Fetlar),
+            &Limits::depth(2),
+            &AtomicBool::new(false),
+            |i| {
+                count = i.lines.len();
+            },
+        );
         assert_eq!(count, 1);
     }
 

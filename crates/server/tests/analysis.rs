@@ -34,16 +34,15 @@ async fn several_lines(db: Database) {
     let mut engine = Ws::open(&server, &client, "/ws/analysis").await;
     for (kind, moves) in [("copenhagen", json!(["d1-d3"])), ("camelot", json!([]))] {
         engine
-            .send(json!({"t": "analyze", "kind": kind, "moves": moves, "time_ms": 1500, "lines": 3}))
+            .send(
+                json!({"t": "analyze", "kind": kind, "moves": moves, "time_ms": 1500, "lines": 3}),
+            )
             .await;
         let info = info_with_lines(&mut engine, 3).await;
         let lines = info["lines"].as_array().unwrap();
         assert_eq!(lines[0]["pv"], info["pv"], "{info}");
         assert_eq!(lines[0]["score"], info["score"], "{info}");
-        let firsts: BTreeSet<&str> = lines
-            .iter()
-            .map(|l| l["pv"][0].as_str().unwrap())
-            .collect();
+        let firsts: BTreeSet<&str> = lines.iter().map(|l| l["pv"][0].as_str().unwrap()).collect();
         assert_eq!(firsts.len(), 3, "three different first moves: {info}");
         // Every line is legal from the position.
         for line in lines {
@@ -73,7 +72,10 @@ async fn several_lines(db: Database) {
         let error = engine.until("error").await;
         assert_eq!(error["code"], "bad_message", "{error}");
         assert!(
-            error["message"].as_str().unwrap().contains("lines: from 1 to 5"),
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("lines: from 1 to 5"),
             "{error}"
         );
     }

@@ -7,7 +7,7 @@
 // blunders marked.
 import { h, errorNotice, errorText, errorCodeText, setTitle, toast, copyLink } from '../ui.js';
 import { t } from '../i18n.js';
-import { api } from '../api.js';
+import { api, ApiError } from '../api.js';
 import { Socket } from '../socket.js';
 import { Board, pieceSvg } from '../board.js';
 import { MoveList } from '../movelist.js';
@@ -302,10 +302,41 @@ export async function render(main) {
     drawEngineButton();
   }
 
+  /**
+   * A line the rules stop part-way (an address written by hand, or cut): finds its first
+   * move that is not legal, keeps the line before it, and says which. False when the
+   * position itself does not load.
+   */
+  async function cutLine() {
+    try {
+      await api.position(kind, start, []);
+    } catch {
+      return false;
+    }
+    let good = 0;
+    let bad = ply;
+    while (bad - good > 1) {
+      const middle = Math.floor((good + bad) / 2);
+      try {
+        await api.position(kind, start, line.slice(0, middle));
+        good = middle;
+      } catch {
+        bad = middle;
+      }
+    }
+    const wrong = line[bad - 1];
+    line = line.slice(0, good);
+    ply = good;
+    await load();
+    status.replaceChildren(h('p', { class: 'notice notice--error', id: 'bad-line', role: 'alert' }, t('analysis.bad_move', { number: bad, move: wrong })));
+    return true;
+  }
+
   async function load() {
     try {
       current = await api.position(kind, start, line.slice(0, ply));
     } catch (error) {
+      if (ply > 0 && error instanceof ApiError && error.status === 400 && await cutLine()) return;
       status.replaceChildren(errorNotice(error));
       // Still show the start position (drawn from the rules' own data) if that is asked.
       if (!start && ply === 0) {

@@ -276,8 +276,7 @@ async fn start(
             let time = time_ms
                 .map_or(MAX_ANALYSIS, Duration::from_millis)
                 .min(MAX_ANALYSIS);
-            run::analysis(state, asker.clone(), game, time, lines, progress.clone())
-                .map_err(quota)
+            run::analysis(state, asker.clone(), game, time, lines, progress.clone()).map_err(quota)
         }
         Request::Review { game } => {
             if guard::is_live_game(state, &game) {
