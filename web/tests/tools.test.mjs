@@ -122,6 +122,12 @@ test('a typed move: as the move list writes it, a capture without its suffix, an
   }
   assert.match(await a.page.getAttribute('.player-bar .captured[data-side="first"]', 'aria-label') ?? '', /Pieces lost: 1/);
   assert.match(await b.page.getAttribute('.player-bar .captured[data-side="first"]', 'aria-label') ?? '', /Pièces perdues : 1/);
+  // A spectator sees the counts, and no move box.
+  const c = await player(PHONE);
+  await go(c.page, path);
+  await c.page.waitForSelector('.player-bar .captured[data-side="first"][data-lost="1"]');
+  assert.equal(await c.page.locator('#move-form').isVisible(), false);
+  assert.equal(await c.page.locator('#move-confirm').isVisible(), false);
   // Browsing back to the start shows nothing lost yet.
   await a.page.click('button[data-nav="first"]');
   assert.equal(await lost(a.page, 'first'), '0');
@@ -140,7 +146,6 @@ test('a typed move: as the move list writes it, a capture without its suffix, an
   const link = await a.page.inputValue('#analysis-link');
   assert.equal(new URL(link).search, `?game=${id}&ply=1`);
   const shown = await pieces(a.page);
-  const c = await player(PHONE);
   await c.page.goto(link);
   await c.page.waitForSelector('.moves__move[data-ply="2"]');
   assert.equal(await c.page.getAttribute('.moves__move[aria-current="true"]', 'data-ply'), '1');
@@ -261,6 +266,9 @@ test('analysis: three engine lines with their evaluations and the best move as a
     await page.click('#engine-toggle');
     await page.waitForFunction(() => document.querySelectorAll('#pv-lines li[data-line]').length === 3, undefined, { timeout: 30000 });
     await page.waitForSelector('.kt-arrow--best');
+    // Stopped, so that no later depth changes the lines while they are read.
+    await page.click('#engine-toggle');
+    await page.waitForTimeout(1000);
     const first = await page.$$eval('#pv-lines li[data-line] button', (els) => els.map((e) => e.getAttribute('data-move')));
     assert.equal(new Set(first).size, 3, `three different moves: ${first}`);
     assert.equal(await page.getAttribute('.kt-arrow--best', 'data-move'), first[0]);
@@ -269,7 +277,6 @@ test('analysis: three engine lines with their evaluations and the best move as a
       assert.match(score, /[-+#\d]/);
     }
     await shot(page, `tools-analysis-lines-${label}`);
-    await page.click('#engine-toggle');
     // A click on a line plays its first move; the arrows go with the old position.
     await page.click('#pv-lines li[data-line="2"] button');
     await page.waitForSelector('.moves__move[data-ply="1"]');

@@ -709,11 +709,19 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 })
                 .collect();
             let completed = self.more_lines(depth, iteration, &result.lines);
-            result.lines = if completed {
-                let shown = self.multi_pv.min(self.root.len());
-                let mut lines: Vec<(i32, Vec<G::Move>)> = vec![(score, result.pv.clone())];
-                lines.extend(self.root[1..shown].iter().map(|r| (r.score, r.pv.clone())));
-                lines
+            let shown = self.multi_pv.min(self.root.len());
+            result.lines = if completed && shown > 1 {
+                // Best first: a later line, searched with a full window, may score above
+                // the first (whose rivals had only bounds): it is then the best line.
+                self.root[..shown].sort_by_key(|r| std::cmp::Reverse(r.score));
+                result.score = self.root[0].score;
+                result.pv = self.root[0].pv.clone();
+                self.root[..shown]
+                    .iter()
+                    .map(|r| (r.score, r.pv.clone()))
+                    .collect()
+            } else if completed {
+                vec![(score, result.pv.clone())]
             } else {
                 lines_after_change(&result.lines, score, &result.pv)
             };
