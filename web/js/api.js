@@ -98,7 +98,7 @@ export const api = {
   setConditional: (id, lines) => request('PUT', `/api/games/${encodeURIComponent(id)}/conditional`, { lines }),
   /** @param {number} [page] @returns {Promise<import('./types.js').LivePage>} */
   liveGames: (page = 1) => request('GET', `/api/games?status=live&page=${page}`),
-  /** @param {{kind: GameKind, time_control: string, side: Side | "random", rated: boolean}} c @returns {Promise<{id: string}>} */
+  /** @param {{kind: GameKind, time_control: string, side: Side | "random", rated: boolean, to?: string}} c (`to`: a direct challenge to that player) @returns {Promise<{id: string}>} */
   createChallenge: (c) => request('POST', '/api/challenges', c),
   /** @returns {Promise<import('./types.js').Challenge[]>} */
   challenges: () => request('GET', '/api/challenges'),
@@ -106,6 +106,10 @@ export const api = {
   acceptChallenge: (id) => request('POST', `/api/challenges/${encodeURIComponent(id)}/accept`),
   /** @param {string} id */
   cancelChallenge: (id) => request('DELETE', `/api/challenges/${encodeURIComponent(id)}`),
+  /** @param {string} id a direct challenge made to this player */
+  declineChallenge: (id) => request('POST', `/api/challenges/${encodeURIComponent(id)}/decline`),
+  /** @returns {Promise<import('./types.js').MyChallenges>} */
+  myChallenges: () => request('GET', '/api/me/challenges'),
   /**
    * @param {{kind?: string, player?: string, result?: string, rated?: string, since?: string, until?: string, page?: number}} filter
    * @returns {Promise<import('./types.js').ArchivePage>}

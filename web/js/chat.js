@@ -1,6 +1,7 @@
-// A game's chat panel: the players' room and the spectators' room (the server says who
-// may read which; the players read the spectators' room once the game is over), with the
-// reader's own mutes and "chat off" kept in this browser, and reporting a message.
+// A chat panel: a game's players' room and spectators' room (the server says who may
+// read which; the players read the spectators' room once the game is over), or the
+// lobby's one room on the home page; with the reader's own mutes and "chat off" kept in
+// this browser, and reporting a message.
 import { h, toast, errorText } from './ui.js';
 import { t } from './i18n.js';
 import { api } from './api.js';
@@ -54,14 +55,21 @@ function saveMuted(names) {
   }
 }
 
+/**
+ * @typedef {object} ChatOptions
+ * @property {string} [id] the panel's element id (`chat`)
+ * @property {boolean} [lobby] the lobby's room, not a game's
+ */
+
 export class Chat {
   /**
    * @param {(message: {t: 'chat', room: ChatRoom, text: string}) => void} send
+   * @param {ChatOptions} [options]
    */
-  constructor(send) {
+  constructor(send, options = {}) {
     this.send = send;
     /** @type {Map<ChatRoom, ChatMessage[]>} */
-    this.rooms = new Map([['players', []], ['spectators', []]]);
+    this.rooms = new Map(options.lobby ? [['lobby', []]] : [['players', []], ['spectators', []]]);
     /** @type {Set<string>} ids seen (a reconnect sends the history again) */
     this.seen = new Set();
     /** @type {ChatRoom} the room shown */
@@ -80,9 +88,13 @@ export class Chat {
     this.form = h('form', { class: 'chat__form', onsubmit: (/** @type {Event} */ e) => this.submit(e) },
       this.input, h('button', { type: 'submit', class: 'btn btn--small' }, t('chat.send')));
     this.toggle = h('button', { type: 'button', class: 'btn btn--small chat__toggle', onclick: () => this.setOff(!chatOff()) });
-    this.body = h('div', { class: 'chat__body stack' }, this.tabs, this.list, this.note, this.form);
-    this.el = h('section', { class: 'card chat stack', id: 'chat', 'aria-label': t('chat.title') },
-      h('div', { class: 'chat__head' }, h('h2', { class: 'chat__title' }, t('chat.title')), this.toggle),
+    /** Said to a reader who may not write here (the lobby, signed out). */
+    this.signIn = h('p', { class: 'chat__signin muted small' }, t('chat.sign_in_lobby'), ' ',
+      h('a', { href: '/signin' }, t('nav.signin')));
+    this.body = h('div', { class: 'chat__body stack' }, this.tabs, this.list, this.note, this.form, this.signIn);
+    const title = options.lobby ? t('chat.lobby_title') : t('chat.title');
+    this.el = h('section', { class: `card chat stack${options.lobby ? ' chat--lobby' : ''}`, id: options.id ?? 'chat', 'aria-label': title },
+      h('div', { class: 'chat__head' }, h('h2', { class: 'chat__title' }, title), this.toggle),
       this.body);
     this.el.hidden = true;
     this.draw();
@@ -102,6 +114,26 @@ export class Chat {
     this.reads = over ? ['players', 'spectators'] : [this.writes];
     if (!this.reads.includes(this.room)) this.room = this.reads[0];
     this.draw();
+  }
+
+  /**
+   * The lobby's room: read by everyone, written by a signed-in account.
+   * @param {boolean} signedIn
+   */
+  setLobby(signedIn) {
+    this.el.hidden = false;
+    this.room = 'lobby';
+    this.reads = ['lobby'];
+    this.writes = signedIn ? 'lobby' : null;
+    this.draw();
+  }
+
+  /**
+   * Messages of the lobby chat (the last ones on connecting, then each new one).
+   * @param {import('./types.js').LobbyChatLine[]} lines
+   */
+  receiveLobby(lines) {
+    for (const line of lines) this.receive({ ...line, room: 'lobby', guest: false });
   }
 
   /** @param {boolean} off */
@@ -148,9 +180,12 @@ export class Chat {
     this.drawTabs();
     this.drawList();
     this.form.hidden = this.room !== this.writes;
+    this.signIn.hidden = this.writes !== null || this.room !== 'lobby';
   }
 
   drawTabs() {
+    // One room (the lobby's): no tabs.
+    this.tabs.hidden = this.reads.length < 2;
     this.tabs.replaceChildren(...this.reads.map((room) => h('button', {
       type: 'button', role: 'tab', class: 'chat__tab', dataset: { room },
       'aria-selected': String(room === this.room),

@@ -6,6 +6,7 @@ import { Socket } from './socket.js';
 /** @typedef {import('./types.js').LiveGame} LiveGame */
 /** @typedef {import('./types.js').Challenge} Challenge */
 /** @typedef {import('./types.js').LobbySocketMessage} LobbySocketMessage */
+/** @typedef {import('./types.js').LobbyChatLine} LobbyChatLine */
 
 /**
  * @typedef {object} LobbyOptions
@@ -13,6 +14,10 @@ import { Socket } from './socket.js';
  * @property {() => void} [onChallenges] the challenges changed
  * @property {(game: string, challenge: string) => void} [onAccepted] this visitor's
  *   challenge was accepted and became `game`
+ * @property {(lines: LobbyChatLine[]) => void} [onChat] messages of the lobby chat (the
+ *   last ones on connecting, then each new one)
+ * @property {(code: string, message: string) => void} [onError] the server refused
+ *   something this page sent (a chat message)
  */
 
 /** Newest first, by when it was made, then id (as the server orders them). */
@@ -75,6 +80,15 @@ export class Lobby {
       case 'challenge_accepted':
         this.options.onAccepted?.(msg.game, msg.challenge);
         break;
+      case 'lobby_chat_history':
+        this.options.onChat?.(msg.messages);
+        break;
+      case 'lobby_chat':
+        this.options.onChat?.([{ id: msg.id, from: msg.from, text: msg.text, at: msg.at }]);
+        break;
+      case 'error':
+        this.options.onError?.(msg.code, msg.message);
+        break;
       default:
         break;
     }
@@ -88,6 +102,11 @@ export class Lobby {
   /** @returns {Challenge[]} the open challenges, newest first */
   challenges() {
     return [...this.challengeMap.values()].sort(newestFirst);
+  }
+
+  /** @param {string} text a message for the lobby chat */
+  say(text) {
+    this.socket.send({ t: 'chat', text });
   }
 
   close() {

@@ -2,10 +2,11 @@
 // the app is open, its list of the player's games not yet over, kept up to date from
 // the server's `my_game` messages. From it: the header's count of games waiting for
 // the player's move, the tab's title ("(2) Kingstable"), and notices when a game needs
-// them (their move, a new game, an offer, an end) — in the page, and through the
-// browser's notifications when they allowed them and the tab is in the background.
+// them (their move, a new game, an offer, an end, a challenge to them) — in the page,
+// and through the browser's notifications when they allowed them and the tab is in the
+// background. The same socket carries an account's direct challenges (`my_challenges`).
 import { Socket } from './socket.js';
-import { h, setTitleWriter } from './ui.js';
+import { h, setTitleWriter, timeControlText } from './ui.js';
 import { t } from './i18n.js';
 import { navigate } from './router.js';
 import { prefs } from './prefs.js';
@@ -14,6 +15,7 @@ import { gameName } from './names.js';
 /** @typedef {import('./types.js').MyGame} MyGame */
 /** @typedef {import('./types.js').MySocketMessage} MySocketMessage */
 /** @typedef {import('./types.js').WhoAmI} WhoAmI */
+/** @typedef {import('./types.js').Challenge} Challenge */
 
 /** How long an in-page notice stays. */
 const NOTICE_MS = 8000;
@@ -24,6 +26,10 @@ const NOTICES_MAX = 3;
 let games = new Map();
 /** @type {Socket | null} */
 let socket = null;
+/** The account's direct challenges: made to them, and by them. */
+let challenges = { incoming: /** @type {Challenge[]} */ ([]), outgoing: /** @type {Challenge[]} */ ([]) };
+/** Whether the first list of challenges has come (no notices for what it holds). */
+let challengesReady = false;
 /** Whether the first list has come (no notices for what it holds). */
 let ready = false;
 /** @type {Set<() => void>} */
@@ -57,6 +63,15 @@ export function myTurnCount() {
   let n = 0;
   for (const g of games.values()) if (isMyTurn(g)) n += 1;
   return n;
+}
+
+/** The account's direct challenges not yet answered or lapsed. */
+export function myChallenges() {
+  const now = Date.now();
+  return {
+    incoming: challenges.incoming.filter((c) => c.expires_at > now),
+    outgoing: challenges.outgoing.filter((c) => c.expires_at > now),
+  };
 }
 
 /** Whether the first list has come. */
@@ -138,12 +153,13 @@ export function noticeFor(before, now) {
 /**
  * Tells the player: a notice in the page, and a desktop notification when they allowed
  * them and are looking elsewhere.
- * @param {MyGame} g
+ * @param {{id: string}} g the game (or challenge) it is about
  * @param {string} text
+ * @param {string} [to] where the notice leads (the game's page)
  */
-function tell(g, text) {
+function tell(g, text, to) {
   const p = prefs();
-  const path = `/game/${encodeURIComponent(g.id)}`;
+  const path = to ?? `/game/${encodeURIComponent(g.id)}`;
   // The player is looking at this game: its own page says what happened.
   if (location.pathname === path && !document.hidden) return;
   if (p.notices) {
@@ -175,6 +191,20 @@ function tell(g, text) {
 
 /** @param {MySocketMessage} msg */
 function apply(msg) {
+  if (msg.t === 'my_challenges') {
+    const known = new Set(challenges.incoming.map((c) => c.id));
+    if (challengesReady) {
+      for (const c of msg.incoming) {
+        if (!known.has(c.id)) {
+          tell(c, t('mine.notice_challenge', { player: c.by ?? '?', game: gameName(c.kind), time: timeControlText(c.time_control) }), '/my-games');
+        }
+      }
+    }
+    challenges = { incoming: msg.incoming, outgoing: msg.outgoing };
+    challengesReady = true;
+    changed();
+    return;
+  }
   if (msg.t === 'my_games') {
     games = new Map(msg.games.map((g) => [g.id, g]));
     ready = true;
@@ -206,6 +236,8 @@ export function followMe(me) {
   socket = null;
   games = new Map();
   ready = false;
+  challenges = { incoming: [], outgoing: [] };
+  challengesReady = false;
   if (player) socket = new Socket('/ws/lobby?feed=me', { onMessage: apply });
   changed();
 }

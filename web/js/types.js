@@ -148,6 +148,14 @@
  * @property {string | null} by the challenger's name
  * @property {number} created_at
  * @property {number} expires_at when it lapses unless accepted
+ * @property {string} [to] the player a direct challenge is made to (absent: the lobby's)
+ */
+
+/**
+ * A player's direct challenges (`GET /api/me/challenges`, `my_challenges` on `/ws/lobby`).
+ * @typedef {object} MyChallenges
+ * @property {Challenge[]} incoming made to them, waiting for their answer
+ * @property {Challenge[]} outgoing made by them, waiting for the other's answer
  */
 
 /**
@@ -186,7 +194,7 @@
  *   {t: "error", code: string, message: string} | ChatMessage | {t: "pong"}} GameSocketMessage
  */
 
-/** A game's chat room. @typedef {"players" | "spectators"} ChatRoom */
+/** A chat room: a game's two, or the lobby's. @typedef {"players" | "spectators" | "lobby"} ChatRoom */
 
 /**
  * A chat message (`chat` on the game socket, and in `GET /api/games/{id}/chat`).
@@ -221,7 +229,17 @@
 
 /**
  * The player's own games on `/ws/lobby` (all of them with `?feed=me`).
- * @typedef {{t: "my_games", games: MyGame[]} | {t: "my_game", game: MyGame} | {t: "pong"}} MySocketMessage
+ * @typedef {{t: "my_games", games: MyGame[]} | {t: "my_game", game: MyGame} |
+ *   ({t: "my_challenges"} & MyChallenges) | {t: "pong"}} MySocketMessage
+ */
+
+/**
+ * A message of the lobby chat (`lobby_chat` on `/ws/lobby`).
+ * @typedef {object} LobbyChatLine
+ * @property {string} id
+ * @property {string} from the author's name
+ * @property {string} text
+ * @property {number} at ms since the Unix epoch
  */
 
 /**
@@ -229,7 +247,9 @@
  * @typedef {{t: "snapshot", v: number, games: LiveGame[], live: number, challenges: Challenge[]} |
  *   {t: "changes", v: number, games_added: LiveGame[], games_changed: LiveGameChange[], games_removed: string[],
  *    live: number, challenges_added: Challenge[], challenges_removed: string[]} |
- *   {t: "challenge_accepted", challenge: string, game: string} | MySocketMessage} LobbySocketMessage
+ *   {t: "challenge_accepted", challenge: string, game: string} |
+ *   ({t: "lobby_chat"} & LobbyChatLine) | {t: "lobby_chat_history", messages: LobbyChatLine[]} |
+ *   {t: "error", code: string, message: string} | MySocketMessage} LobbySocketMessage
  */
 
 /** @typedef {{cp: number} | {win_in: number} | {loss_in: number}} Score */

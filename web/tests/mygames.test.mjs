@@ -172,3 +172,115 @@ test('the rating list ranks established players, and a profile shows the rank', 
   assert.deepEqual(a.errors, []);
   await a.context.close();
 });
+
+/**
+ * Signs `page` up as a new account and returns its name.
+ * @param {Page} page @param {string} stem
+ */
+async function signUp(page, stem) {
+  const name = `${stem}${Date.now().toString(36).slice(-6)}`;
+  await go(page, '/signup');
+  await page.fill('#username', name);
+  await page.fill('#password', 'a long password here');
+  await page.click('button[type="submit"]');
+  await page.waitForURL((url) => !url.pathname.startsWith('/signup'));
+  return name;
+}
+
+test('lobby chat: two accounts talk on the home page, one on a phone; a visitor reads and is asked to sign in', { skip, timeout: 120000 }, async () => {
+  const a = await player();
+  const b = await player(PHONE);
+  const v = await player();
+  const nameA = await signUp(a.page, 'lob');
+  await signUp(b.page, 'lob');
+  for (const p of [a, b, v]) await go(p.page, '/');
+  /** @param {Page} page @param {string} text */
+  const heard = (page, text) => page.waitForFunction((want) => [...document.querySelectorAll('#lobby-chat .chat__text')].some((e) => e.textContent === want), text, { timeout: 10000 });
+  /** @param {Page} page @param {string} text */
+  const say = async (page, text) => {
+    await page.fill('#lobby-chat .chat__input', text);
+    await page.click('#lobby-chat .chat__form button[type="submit"]');
+  };
+  const hello = `hello from ${nameA}`;
+  await say(a.page, hello);
+  // Everyone on the home page reads it at once, the visitor too.
+  for (const p of [a, b, v]) await heard(p.page, hello);
+  await say(b.page, 'good game everyone');
+  await heard(a.page, 'good game everyone');
+  // The visitor cannot write: no box, a line that says to sign in.
+  assert.equal(await v.page.locator('#lobby-chat .chat__form').isHidden(), true);
+  assert.equal(await v.page.locator('#lobby-chat .chat__signin').isVisible(), true);
+  // The language filter refuses, in the chat's own note; nothing is sent.
+  await say(a.page, 'fuck you all');
+  await a.page.waitForSelector('#lobby-chat .chat__note--error');
+  assert.equal(await b.page.locator('#lobby-chat .chat__text', { hasText: 'fuck' }).count(), 0);
+  // The chat fits the phone.
+  const box = await b.page.locator('#lobby-chat').boundingBox();
+  assert.ok(box && box.x >= 0 && box.x + box.width <= 360, `the chat fits the phone: ${JSON.stringify(box)}`);
+  assert.equal(await b.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
+  await b.page.locator('#lobby-chat').scrollIntoViewIfNeeded();
+  await shot(b.page, 'lobby-chat-phone');
+  await shot(a.page, 'lobby-chat-desktop');
+  // A page opened later (or reloaded) gets the last messages, in order.
+  const late = await player();
+  await go(late.page, '/');
+  await heard(late.page, 'good game everyone');
+  const texts = await late.page.$$eval('#lobby-chat .chat__text', (els) => els.map((e) => e.textContent));
+  assert.ok(texts.indexOf(hello) >= 0 && texts.indexOf(hello) < texts.indexOf('good game everyone'), JSON.stringify(texts));
+  // Reporting a message of the lobby chat works like a game's.
+  await b.page.click(`#lobby-chat .chat__line:has-text("${hello}") .chat__act >> nth=1`);
+  await b.page.waitForSelector('.toast:has-text("Reported")');
+  for (const p of [a, b, v, late]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
+
+test('a challenge to one player: sent from their page, told to them at once, declined, then accepted into a game', { skip, timeout: 120000 }, async () => {
+  const a = await player();
+  const b = await player(PHONE);
+  const nameA = await signUp(a.page, 'cha');
+  const nameB = await signUp(b.page, 'chb');
+  await go(b.page, '/');
+  // A challenges B from B's page.
+  await go(a.page, `/player/${nameB}`);
+  await a.page.click('#challenge-open');
+  await a.page.waitForSelector('#challenge-form:not([hidden])');
+  await a.page.selectOption('#challenge-time', '3d');
+  await a.page.click('#challenge-send');
+  await a.page.waitForSelector(`.toast:has-text("${nameB}")`);
+  // B, on the home page, is told at once, with a way to the list.
+  const notice = b.page.locator('.toast--game', { hasText: nameA });
+  await notice.waitFor();
+  await shot(b.page, 'challenge-notice-phone');
+  // The lobby does not show it.
+  assert.equal(await b.page.locator(`[data-challenge]`).count(), 0);
+  await go(b.page, '/my-games');
+  const incoming = b.page.locator('#my-challenges [data-incoming="true"]');
+  await incoming.waitFor();
+  assert.match(await incoming.textContent() ?? '', new RegExp(nameA));
+  assert.equal(await b.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
+  await shot(b.page, 'challenge-list-phone');
+  // A sees it among their own, live.
+  await go(a.page, '/my-games');
+  await a.page.locator('#my-challenges [data-incoming="false"]').waitFor();
+  // B declines: gone from both lists at once.
+  await incoming.locator('[data-action="decline"]').click();
+  await b.page.waitForSelector('#my-challenges [data-incoming="true"]', { state: 'detached' });
+  await a.page.waitForSelector('#my-challenges [data-incoming="false"]', { state: 'detached' });
+  // A challenges again; B accepts from the list and is taken to the game; A is told it started.
+  await go(a.page, `/player/${nameB}`);
+  await a.page.click('#challenge-open');
+  await a.page.selectOption('#challenge-time', '3d');
+  await a.page.click('#challenge-send');
+  await a.page.waitForSelector(`.toast:has-text("${nameB}")`);
+  await b.page.locator('#my-challenges [data-incoming="true"] [data-action="accept"]').click();
+  await b.page.waitForURL(/\/game\//);
+  await a.page.locator('.toast--game', { hasText: nameB }).waitFor();
+  await go(a.page, '/my-games');
+  await a.page.locator('.my-games__row').first().waitFor();
+  for (const p of [a, b]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});

@@ -106,10 +106,13 @@ pub async fn run(store: &Store, action: &ChatAction) -> Result<String, AdminErro
             for r in &reports {
                 let _ = writeln!(
                     out,
-                    "{}  game {} ({})  {}: {:?}  reported by {}{}",
+                    "{}  {}  {}: {:?}  reported by {}{}",
                     r.reported_at,
-                    r.message.game_id,
-                    r.message.room,
+                    if r.message.game_id.is_empty() {
+                        "lobby".to_owned()
+                    } else {
+                        format!("game {} ({})", r.message.game_id, r.message.room)
+                    },
                     r.message.author,
                     r.message.body,
                     r.reporter,

@@ -51,6 +51,13 @@ pub use store::Store;
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// How often expired sign-ins and idle rate-limit keys are cleared away.
 const MAINTENANCE_PERIOD: Duration = Duration::from_secs(60);
+/// How often the server reads the sign-ins ended by other processes.
+const REVOCATION_POLL: Duration = Duration::from_secs(2);
+/// How far back each read of the revocations looks again (a row written by another
+/// process just before the last read, with a slightly later clock, is not missed).
+const REVOCATION_OVERLAP_MS: i64 = 5_000;
+/// How long a revocation is kept.
+const REVOCATION_KEEP_MS: i64 = 60 * 60 * 1000;
 
 /// A server with its database open and its address bound, not yet serving.
 #[derive(Debug)]
@@ -123,6 +130,7 @@ impl Server {
             tracing::info!(games = resumed, "live games resumed");
         }
         spawn_maintenance(&state);
+        spawn_revocation_reader(&state);
         if let Some(mailer) = &state.mailer {
             mailer.spawn_worker(&state.tasks, state.shutdown.clone());
             mail::reminders::spawn(&state);
@@ -193,6 +201,52 @@ fn spawn_maintenance(state: &AppState) {
         }
         // The last sign of life: the downtime that follows is given back.
         beat(&state).await;
+    });
+}
+
+/// Reads every [`REVOCATION_POLL`] the sign-ins ended since the last read — by this
+/// process, another server process, or `kingstable admin reset-password` — and tells the
+/// sockets of those accounts, which check their own sign-in and close when it has ended.
+/// A revocation is told once per process (a set of the last window's rows).
+fn spawn_revocation_reader(state: &AppState) {
+    let state = state.clone();
+    let tasks = state.tasks.clone();
+    tasks.spawn(async move {
+        let mut tick = tokio::time::interval(REVOCATION_POLL);
+        let mut since = store::now_ms();
+        let mut told: std::collections::HashSet<(String, i64)> = std::collections::HashSet::new();
+        let mut polls: u32 = 0;
+        loop {
+            tokio::select! {
+                () = state.shutdown.cancelled() => break,
+                _ = tick.tick() => {}
+            }
+            let window = since - REVOCATION_OVERLAP_MS;
+            match state.store.revocations_since(window).await {
+                Ok(rows) => {
+                    told.retain(|(_, at)| *at > window);
+                    for (user, at) in rows {
+                        since = since.max(at);
+                        if told.insert((user.clone(), at)) {
+                            state.revocations.revoke(&user);
+                        }
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(error = %error::error_chain(&error), "reading ended sign-ins");
+                }
+            }
+            // Every ten minutes or so, the old ones go.
+            polls = polls.wrapping_add(1);
+            if polls % 300 == 1
+                && let Err(error) = state
+                    .store
+                    .prune_revocations(store::now_ms() - REVOCATION_KEEP_MS)
+                    .await
+            {
+                tracing::warn!(error = %error::error_chain(&error), "forgetting old revocations");
+            }
+        }
     });
 }
 

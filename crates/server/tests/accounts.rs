@@ -15,6 +15,7 @@ use games::record;
 use reqwest::StatusCode;
 use serde_json::json;
 use server::RateLimit;
+use server::store::Store;
 
 use common::{Client, Database, TestServer, test_config};
 
@@ -454,3 +455,44 @@ async fn a_damaged_sqlite_file_is_refused_at_start() {
     let refused = server::Server::bind(config).await;
     assert!(refused.is_err());
 }
+
+async fn a_reset_by_another_process_closes_the_accounts_sockets_at_once(db: Database) {
+    let server = TestServer::start(test_config(&db)).await;
+    let mut thief = server.client();
+    thief.sign_up("gudrun", "long password").await;
+    let mut bystander = server.client();
+    bystander.sign_up("bystander", "long password").await;
+    let created = thief
+        .post(
+            "/api/games",
+            json!({"kind": "fetlar", "opponent": "friend", "side": "first", "time_control": "5+3"}),
+        )
+        .await;
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let mut thief_game = open_socket(&server, &thief, &format!("/ws/game/{id}")).await;
+    let mut thief_lobby = open_socket(&server, &thief, "/ws/lobby").await;
+    let mut others = open_socket(&server, &bystander, "/ws/lobby").await;
+
+    // `kingstable admin reset-password` runs as another process, on the same database:
+    // the running server learns of it from the database, not from a message in memory.
+    let admin = Store::open(&db.url, 1).await.unwrap();
+    let user = admin.user_by_name("gudrun").await.unwrap().unwrap();
+    let hash =
+        server::auth::hash_password_blocking(&server::auth::Password::new("a brand new password"))
+            .unwrap();
+    admin
+        .set_password_hash(&user.id, &hash, None)
+        .await
+        .unwrap();
+    admin.close().await;
+    assert!(closes(&mut thief_game).await, "game socket");
+    assert!(closes(&mut thief_lobby).await, "lobby socket");
+    assert!(answers(&mut others).await, "another account's socket stays");
+    // And the old sign-in is over for HTTP too.
+    assert_eq!(thief.whoami().await["kind"], "anonymous");
+    server.stop().await;
+}
+both!(
+    reset_elsewhere,
+    a_reset_by_another_process_closes_the_accounts_sockets_at_once
+);

@@ -389,3 +389,146 @@ async fn rating_list_ranks_established_players_only(db: Database) {
     server.stop().await;
 }
 both!(rating_list, rating_list_ranks_established_players_only);
+
+/// The next `my_challenges` message on `ws` (skipping the others).
+async fn next_challenges(ws: &mut Ws) -> Value {
+    loop {
+        let message = personal(ws).await;
+        if message["t"] == "my_challenges" {
+            return message;
+        }
+    }
+}
+
+/// The `by` names of a list of challenges.
+fn names(list: &Value, who: &str) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c[who].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn a_challenge_to_one_player_reaches_them_alone(db: Database) {
+    let server = start(&db).await;
+    let mut accounts = Vec::new();
+    for name in ["alice", "bob", "carol"] {
+        let mut client = server.client();
+        let reply = client.sign_up(name, "long password").await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        accounts.push(client);
+    }
+    let [mut alice, mut bob, mut carol] = <[Client; 3]>::try_from(accounts).ok().unwrap();
+    let mut a_me = Ws::open(&server, &alice, "/ws/lobby?feed=me").await;
+    let mut b_me = Ws::open(&server, &bob, "/ws/lobby?feed=me").await;
+    let mut c_me = Ws::open(&server, &carol, "/ws/lobby?feed=me").await;
+    for ws in [&mut a_me, &mut b_me, &mut c_me] {
+        assert_eq!(ws.next().await["t"], "my_games");
+        let challenges = ws.next().await;
+        assert_eq!(
+            challenges,
+            json!({"t": "my_challenges", "incoming": [], "outgoing": []})
+        );
+    }
+    let challenge =
+        |to: &str| json!({"kind": "copenhagen", "time_control": "5+3", "side": "first", "to": to});
+
+    // Alice challenges Bob: Bob's page hears it at once, and Alice's; Carol hears nothing
+    // and the lobby does not list it.
+    let posted = alice.post("/api/challenges", challenge("Bob")).await;
+    assert_eq!(posted.status, StatusCode::CREATED, "{}", posted.text);
+    let id = posted.json()["id"].as_str().unwrap().to_owned();
+    let to_bob = next_challenges(&mut b_me).await;
+    assert_eq!(names(&to_bob["incoming"], "by"), ["alice"], "{to_bob}");
+    assert_eq!(to_bob["incoming"][0]["to"], "bob");
+    assert_eq!(to_bob["incoming"][0]["id"], id.as_str());
+    assert_eq!(to_bob["outgoing"], json!([]));
+    let by_alice = next_challenges(&mut a_me).await;
+    assert_eq!(names(&by_alice["outgoing"], "to"), ["bob"], "{by_alice}");
+    nothing_personal(&mut c_me).await;
+    assert_eq!(carol.get("/api/challenges").await.json(), json!([]));
+    let listed = bob.get("/api/me/challenges").await.json();
+    assert_eq!(names(&listed["incoming"], "by"), ["alice"], "{listed}");
+
+    // Only Bob answers it; bad requests change nothing.
+    let reply = carol
+        .post_empty(&format!("/api/challenges/{id}/accept"))
+        .await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.text);
+    let reply = carol
+        .post_empty(&format!("/api/challenges/{id}/decline"))
+        .await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.text);
+    let reply = alice.post("/api/challenges", challenge("alice")).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text);
+    let reply = alice.post("/api/challenges", challenge("nobody")).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.text);
+    let mut guest = server.client();
+    guest.post_empty("/api/guest").await;
+    let reply = guest.post("/api/challenges", challenge("bob")).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{}", reply.text);
+    let reply = guest.get("/api/me/challenges").await;
+    assert_eq!(reply.json(), json!({"incoming": [], "outgoing": []}));
+
+    // Bob declines: both lists are empty again; a second answer finds it gone.
+    let reply = bob
+        .post_empty(&format!("/api/challenges/{id}/decline"))
+        .await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.text);
+    assert_eq!(next_challenges(&mut b_me).await["incoming"], json!([]));
+    assert_eq!(next_challenges(&mut a_me).await["outgoing"], json!([]));
+    let reply = bob
+        .post_empty(&format!("/api/challenges/{id}/accept"))
+        .await;
+    assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text);
+
+    // Alice withdraws the next one: gone from Bob's list too.
+    let posted = alice.post("/api/challenges", challenge("bob")).await;
+    let id = posted.json()["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        next_challenges(&mut b_me).await["incoming"][0]["id"],
+        id.as_str()
+    );
+    next_challenges(&mut a_me).await;
+    let reply = alice.delete(&format!("/api/challenges/{id}")).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.text);
+    assert_eq!(next_challenges(&mut b_me).await["incoming"], json!([]));
+    next_challenges(&mut a_me).await;
+
+    // Bob accepts the third: the game starts with Alice on the side she chose, and both
+    // are told (their lists, and the game among their games).
+    let posted = alice.post("/api/challenges", challenge("bob")).await;
+    let id = posted.json()["id"].as_str().unwrap().to_owned();
+    next_challenges(&mut b_me).await;
+    next_challenges(&mut a_me).await;
+    let reply = bob
+        .post_empty(&format!("/api/challenges/{id}/accept"))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    let game = reply.json()["game_id"].as_str().unwrap().to_owned();
+    let mut told = (false, false);
+    while !(told.0 && told.1) {
+        let message = personal(&mut a_me).await;
+        match message["t"].as_str() {
+            Some("my_challenges") => {
+                assert_eq!(message["outgoing"], json!([]));
+                told.0 = true;
+            }
+            Some("my_game") => {
+                assert_eq!(message["game"]["id"], game.as_str());
+                assert_eq!(message["game"]["you"], "first");
+                told.1 = true;
+            }
+            _ => panic!("{message}"),
+        }
+    }
+    let mine = my_games(&mut bob).await;
+    assert_eq!(mine["games"][0]["id"], game.as_str(), "{mine}");
+    assert_eq!(mine["games"][0]["you"], "second");
+    nothing_personal(&mut c_me).await;
+    server.stop().await;
+}
+both!(
+    direct_challenges,
+    a_challenge_to_one_player_reaches_them_alone
+);

@@ -50,6 +50,7 @@ async fn challenges_open_accept_cancel(db: Database) {
         side,
         rated: true,
         creator,
+        to_user_id: None,
     };
     let first = store
         .create_challenge(
@@ -139,6 +140,7 @@ async fn challenges_lapse_and_leave_with_their_poster(db: Database) {
         side: ChallengeSide::Random,
         rated: false,
         creator: seat.clone(),
+        to_user_id: None,
     };
     let now = now_ms();
     let minute = 60 * 1000;

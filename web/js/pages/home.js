@@ -1,7 +1,7 @@
 // Home: pick a game and play the AI, a friend by link, or post a challenge; the lobby of
-// open challenges; games being played now. The lobby and the games come from one
-// source, the lobby socket (../lobby.js); when this visitor's challenge is accepted the
-// page goes to the game and says so.
+// open challenges; games being played now; the lobby chat. The lobby, the games and the
+// chat come from one source, the lobby socket (../lobby.js); when this visitor's
+// challenge is accepted the page goes to the game and says so.
 import { h, toast, errorNotice, errorText, setTitle, timeControlText, copyLink } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
@@ -10,6 +10,7 @@ import { navigate } from '../router.js';
 import { ensurePlayer, whoami } from '../app.js';
 import { gameName, sideName } from '../names.js';
 import { gamePicker, timeControlSelect, sidePicker, levelPicker, miniGame } from '../widgets.js';
+import { Chat } from '../chat.js';
 
 /** @typedef {import('../types.js').GameKind} GameKind */
 /** @typedef {import('../types.js').Challenge} Challenge */
@@ -177,9 +178,17 @@ export async function render(main) {
     else liveBox.replaceChildren(...games.slice(0, 8).map((g) => /** @type {HTMLElement} */ (minis.get(g.id)?.el)));
   }
 
+  // The lobby chat: everyone reads it, a signed-in account writes in it.
+  const chat = new Chat((message) => lobby.say(message.text), { id: 'lobby-chat', lobby: true });
+  chat.setLobby(whoami()?.kind === 'user');
+
   const lobby = new Lobby({
     onGames: drawLive,
     onChallenges: drawChallenges,
+    onChat: (lines) => chat.receiveLobby(lines),
+    onError: (code, message) => {
+      if (code === 'chat_refused' || code === 'rate_limited') chat.refused(message);
+    },
     onAccepted: (game) => {
       // Someone took this visitor's challenge: the game has started, go there.
       toast(t('lobby.accepted'));
@@ -192,9 +201,11 @@ export async function render(main) {
     h('div', { class: 'hero' },
       h('section', { class: 'card' }, h('h1', { id: 'play-title' }, t('home.title')), tabs, form, result),
       h('section', { class: 'card', 'aria-labelledby': 'lobby-title' }, h('h2', { id: 'lobby-title' }, t('lobby.title')), lobbyBody)),
-    h('section', { class: 'card', 'aria-labelledby': 'live-title' },
-      h('h2', { id: 'live-title' }, t('watch.playing_now'), ' ', h('a', { href: '/watch', class: 'small' }, t('watch.all'))),
-      liveBox),
+    h('div', { class: 'home-lower' },
+      h('section', { class: 'card', 'aria-labelledby': 'live-title' },
+        h('h2', { id: 'live-title' }, t('watch.playing_now'), ' ', h('a', { href: '/watch', class: 'small' }, t('watch.all'))),
+        liveBox),
+      chat.el),
   );
   return { destroy: () => lobby.close() };
 }

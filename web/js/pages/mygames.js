@@ -1,11 +1,13 @@
 // My games: every game the player has not finished, those waiting for their move first,
 // with the time left on their clock, kept up to date live (from the app's socket on the
-// player's games, ../mine.js); and the switch for desktop notifications.
+// player's games, ../mine.js); the direct challenges made to and by them; and the switch
+// for desktop notifications.
 import { h, setTitle, timeControlText } from '../ui.js';
 import { t } from '../i18n.js';
 import { gameName } from '../names.js';
 import { formatClock } from '../clock.js';
-import { myGames, myGamesReady, onMyGames, isMyTurn, opponentName } from '../mine.js';
+import { myGames, myGamesReady, onMyGames, isMyTurn, opponentName, myChallenges } from '../mine.js';
+import { challengeList } from '../challenge.js';
 import { whoami } from '../app.js';
 import { desktopControl } from './settings.js';
 
@@ -28,11 +30,14 @@ function timeLeft(g, since, now) {
 export async function render(main) {
   setTitle(t('mine.title'));
   const list = h('div', { class: 'table-wrap', 'aria-live': 'polite' }, h('p', { class: 'empty' }, t('common.loading')));
+  const challengeBox = h('div', { id: 'my-challenges', 'aria-live': 'polite' });
+  const challengeCard = h('section', { class: 'card stack' }, h('h2', null, t('challenge.title')), challengeBox);
   main.append(
     h('section', { class: 'card stack' },
       h('h1', null, t('mine.title')),
       h('p', { class: 'muted' }, t('mine.intro')),
       list),
+    challengeCard,
     h('section', { class: 'card stack' }, h('h2', null, t('mine.notifications')), desktopControl()));
 
   /** When each game was last told of (its clocks count down from then). */
@@ -42,6 +47,10 @@ export async function render(main) {
 
   function draw() {
     const me = whoami();
+    // Direct challenges are between accounts.
+    challengeCard.hidden = me?.kind !== 'user';
+    const { incoming, outgoing } = myChallenges();
+    challengeBox.replaceChildren(challengeList(incoming, outgoing));
     if (!me || me.kind === 'anonymous') {
       list.replaceChildren(h('p', { class: 'empty' }, t('mine.nobody')));
       return;

@@ -4,6 +4,8 @@ import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { gameName, reasonWords } from '../names.js';
 import { lineChart } from '../chart.js';
+import { challengeCard } from '../challenge.js';
+import { whoami } from '../app.js';
 
 /** @typedef {import('../types.js').Profile} Profile */
 
@@ -74,7 +76,18 @@ export async function render(main, [name]) {
         profile.online ? h('span', { class: 'online-badge', dataset: { online: 'true' } }, t('profile.online')) : null),
       ratings,
       ...charts),
+    ...(canChallenge(profile.name) ? [challengeCard(profile.name)] : []),
     h('div', { class: 'grid-2' },
       h('section', { class: 'card' }, h('h2', null, t('profile.recent')), recent),
       h('section', { class: 'card' }, h('h2', null, t('profile.opponents')), opponents)));
+}
+
+/**
+ * Whether the visitor may challenge the player `name`: an account may challenge another
+ * account.
+ * @param {string} name
+ */
+function canChallenge(name) {
+  const me = whoami();
+  return me?.kind === 'user' && me.name.toLowerCase() !== name.toLowerCase();
 }

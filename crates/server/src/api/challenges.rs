@@ -1,5 +1,6 @@
-//! The lobby's challenges over HTTP: post, list, accept, withdraw. The rules (the cap
-//! per poster, lapsing, who may accept) live in `live::challenges`.
+//! Challenges over HTTP: post (to the lobby, or to one player with `to`), list the
+//! lobby's, accept, decline (a direct one), withdraw. The rules (the caps, lapsing, who
+//! may accept) live in `live::challenges`.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -29,6 +30,9 @@ pub struct ChallengeBody {
     side: SideChoice,
     #[serde(default)]
     rated: bool,
+    /// A direct challenge to the account of this name (not shown in the lobby).
+    #[serde(default)]
+    to: Option<String>,
 }
 
 fn challenge_error(error: ChallengeError) -> ApiError {
@@ -38,19 +42,43 @@ fn challenge_error(error: ChallengeError) -> ApiError {
             ApiError::new(ErrorCode::Conflict, error.to_string())
         }
         ChallengeError::RatedGuest => ApiError::new(ErrorCode::NotSignedIn, error.to_string()),
+        ChallengeError::NotForYou => ApiError::new(ErrorCode::Forbidden, error.to_string()),
+        ChallengeError::TooManyForThem(_) => ApiError::new(ErrorCode::Conflict, error.to_string()),
         ChallengeError::Setup(error) => setup_error(&error),
         ChallengeError::Store(error) => error.into(),
     }
 }
 
-/// `POST /api/challenges`: an open challenge in the lobby.
+/// `POST /api/challenges`: an open challenge in the lobby, or (`to`) a direct challenge
+/// to one player, made by an account.
 pub async fn create(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     viewer: Viewer,
     ApiJson(body): ApiJson<ChallengeBody>,
 ) -> Result<Response, ApiError> {
+    if body.to.is_some() && !matches!(viewer, Viewer::User { .. }) {
+        return Err(ApiError::new(
+            ErrorCode::NotSignedIn,
+            "sign in to challenge a player",
+        ));
+    }
     let (control, seat, ident, cookie) = new_seat(&state, &viewer, ip, &body.time_control).await?;
+    let to_user_id = match (&body.to, &viewer) {
+        (Some(name), Viewer::User { user, .. }) => {
+            let Some(to) = state.store.user_by_name(name.trim()).await? else {
+                return Err(ApiError::not_found(format!("no player is called {name:?}")));
+            };
+            if to.id == user.id {
+                return Err(ApiError::new(
+                    ErrorCode::BadRequest,
+                    "you cannot challenge yourself",
+                ));
+            }
+            Some(to.id)
+        }
+        _ => None,
+    };
     let side = match body.side {
         SideChoice::First => ChallengeSide::First,
         SideChoice::Second => ChallengeSide::Second,
@@ -62,6 +90,7 @@ pub async fn create(
         side,
         rated: body.rated,
         creator: seat,
+        to_user_id,
     };
     let posted = live::post_challenge(&state, ident, challenge)
         .await
@@ -98,6 +127,25 @@ pub async fn accept(
         .map_err(challenge_error)?;
     let body = json_with(StatusCode::OK, &serde_json::json!({ "game_id": game_id }));
     Ok(with_cookie(cookie, body))
+}
+
+/// `POST /api/challenges/{id}/decline`: the player a direct challenge is made to
+/// declines it.
+pub async fn decline(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let Some(user) = Ident::from(&viewer).user else {
+        return Err(ApiError::new(
+            ErrorCode::NotSignedIn,
+            "sign in to answer a challenge",
+        ));
+    };
+    live::decline_challenge(&state, &id, &user)
+        .await
+        .map_err(challenge_error)?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// `DELETE /api/challenges/{id}`: withdraw one's own challenge.

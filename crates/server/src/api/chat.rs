@@ -58,8 +58,8 @@ pub struct ReportBody {
     reason: String,
 }
 
-/// `POST /api/chat/{id}/report`: reports a message the reporter can read. Reporting the
-/// same message again changes nothing.
+/// `POST /api/chat/{id}/report`: reports a message the reporter can read (of a game's
+/// room, or of the lobby chat). Reporting the same message again changes nothing.
 ///
 /// # Errors
 /// `not_signed_in` without an account or guest cookie, `bad_request` for a long reason,
@@ -91,11 +91,22 @@ pub async fn report(
         ));
     }
     let unknown = || ApiError::not_found("no such message");
-    let message = state
-        .store
-        .chat_message(&message_id)
-        .await?
-        .ok_or_else(unknown)?;
+    let Some(message) = state.store.chat_message(&message_id).await? else {
+        // A message of the lobby chat, which everyone reads.
+        state
+            .store
+            .lobby_message(&message_id)
+            .await?
+            .ok_or_else(unknown)?;
+        if !state.limiters.chat.take(&reporter) {
+            return Err(ApiError::rate_limited(chat::REFILL));
+        }
+        let first = state
+            .store
+            .report_lobby_chat(&message_id, &reporter, reason, now_ms())
+            .await?;
+        return Ok(reported(first));
+    };
     let record = state
         .store
         .game(&message.game_id)
@@ -116,12 +127,17 @@ pub async fn report(
         .store
         .report_chat(&message_id, &reporter, reason, now_ms())
         .await?;
-    Ok(json_with(
+    Ok(reported(first))
+}
+
+/// The answer to a report: `201` the first time, `200` again.
+fn reported(first: bool) -> Response {
+    json_with(
         if first {
             StatusCode::CREATED
         } else {
             StatusCode::OK
         },
         &serde_json::json!({ "reported": true }),
-    ))
+    )
 }

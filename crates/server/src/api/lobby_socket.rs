@@ -3,8 +3,12 @@
 //! coalesced changes, each serialised once and shared by every lobby socket; and, to a
 //! poster's sockets only, the game their challenge became. A player's socket (a user's
 //! or a guest's) also carries their own games, as a list on connecting and then each
-//! game as it changes (`my_games`, `my_game`: live/people.rs). `?feed=lobby` leaves out
-//! the player's games, `?feed=me` the lobby.
+//! game as it changes (`my_games`, `my_game`: live/people.rs). A socket that takes the
+//! lobby also carries the lobby chat (`lobby_chat_history` on connecting when there is
+//! any, then each
+//! `lobby_chat` message; a signed-in account says `{"t":"chat","text":…}`: see
+//! live/lobby_chat.rs). `?feed=lobby` leaves out the player's games, `?feed=me` the
+//! lobby and its chat.
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -12,15 +16,17 @@ use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
+use std::sync::Arc;
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::game_socket::{Held, SOCKET_IDLE, send_text, sized};
 use crate::auth::Viewer;
 use crate::error::{ApiError, ErrorCode};
+use crate::live::chat::Author;
 use crate::live::people::{self, JoinError, Personal, Subscription};
-use crate::live::{self, Ident, LobbyFrame};
-use crate::security::{ClientIp, check_same_origin};
+use crate::live::{self, Ident, LobbyFrame, Refusal, ServerMessage, SocketError, lobby_chat};
+use crate::security::{ClientIp, check_direct, check_same_origin};
 use crate::state::AppState;
 use crate::store::now_ms;
 
@@ -30,6 +36,19 @@ use crate::store::now_ms;
 pub struct LobbyQuery {
     /// `lobby`, `me`, or both when absent.
     feed: Option<String>,
+}
+
+/// What a lobby socket takes from its client.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case", deny_unknown_fields)]
+enum LobbyClientMessage {
+    /// Answered with `pong`.
+    Ping,
+    /// A message for the lobby chat.
+    Chat {
+        /// What to say.
+        text: String,
+    },
 }
 
 /// `GET /ws/lobby`: the open challenges and the games being played, as they change; and
@@ -57,6 +76,7 @@ pub async fn lobby_socket(
         }
     };
     let ident = Ident::from(&viewer);
+    let author = Author::of(&viewer);
     let slot = state.connections.socket(ip)?;
     let personal = if me_on {
         match state.live.people().join(&ident) {
@@ -79,7 +99,7 @@ pub async fn lobby_socket(
     Ok(sized(upgrade).on_upgrade(move |socket| {
         serve_lobby(
             state,
-            ident,
+            (ident, author),
             socket,
             Held { slot, watch },
             lobby_on,
@@ -98,6 +118,46 @@ async fn next_frame(
     }
 }
 
+/// The next message of the lobby chat, for a socket that takes the lobby (else never).
+async fn next_chat(
+    chat: Option<&mut broadcast::Receiver<Arc<str>>>,
+) -> Result<Arc<str>, RecvError> {
+    match chat {
+        Some(chat) => chat.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The answer to one message from the client (`None`: nothing to answer).
+async fn answer(
+    state: &AppState,
+    author: &Author,
+    lobby_on: bool,
+    text: &str,
+) -> Option<ServerMessage> {
+    match serde_json::from_str::<LobbyClientMessage>(text) {
+        Err(error) => Some(
+            Refusal::new(
+                SocketError::BadMessage,
+                format!("not a message of this socket: {error}"),
+            )
+            .into(),
+        ),
+        Ok(LobbyClientMessage::Ping) => Some(ServerMessage::Pong),
+        Ok(LobbyClientMessage::Chat { .. }) if !lobby_on => Some(
+            Refusal::new(
+                SocketError::ChatRefused,
+                "this socket does not take the lobby (feed=me): no lobby chat here",
+            )
+            .into(),
+        ),
+        Ok(LobbyClientMessage::Chat { text }) => lobby_chat::post(state, author, &text)
+            .await
+            .err()
+            .map(ServerMessage::from),
+    }
+}
+
 /// The next message of the player's own channel (else never).
 async fn next_personal(personal: Option<&mut Subscription>) -> Option<Personal> {
     match personal {
@@ -106,9 +166,10 @@ async fn next_personal(personal: Option<&mut Subscription>) -> Option<Personal> 
     }
 }
 
-/// Sends the player's whole list of games; false when the socket is gone.
+/// Sends the player's whole list of games, and an account's direct challenges; false
+/// when the socket is gone.
 async fn send_my_games(state: &AppState, ident: &Ident, socket: &mut WebSocket) -> bool {
-    match people::my_games_text(state, ident).await {
+    let open = match people::my_games_text(state, ident).await {
         Ok(text) => send_text(socket, &text).await,
         Err(error) => {
             // The list comes again on the next change the socket falls behind on, or
@@ -116,12 +177,28 @@ async fn send_my_games(state: &AppState, ident: &Ident, socket: &mut WebSocket) 
             tracing::error!(%error, "reading a player's games");
             true
         }
+    };
+    open && send_my_challenges(state, ident, socket).await
+}
+
+/// Sends an account's direct challenges (nothing for a guest, who has none); false when
+/// the socket is gone.
+async fn send_my_challenges(state: &AppState, ident: &Ident, socket: &mut WebSocket) -> bool {
+    let Some(user) = &ident.user else {
+        return true;
+    };
+    match live::challenges::my_challenges_text(state, user).await {
+        Ok(text) => send_text(socket, &text).await,
+        Err(error) => {
+            tracing::error!(%error, "reading a player's challenges");
+            true
+        }
     }
 }
 
 async fn serve_lobby(
     state: AppState,
-    ident: Ident,
+    (ident, author): (Ident, Author),
     mut socket: WebSocket,
     held: Held,
     lobby_on: bool,
@@ -134,6 +211,9 @@ async fn serve_lobby(
     state.metrics.sockets.inc();
     let lobby = state.live.lobby();
     let mut updates = lobby_on.then(|| lobby.subscribe());
+    let chat = state.live.lobby_chat();
+    let mut chat_updates = lobby_on.then(|| chat.subscribe());
+    let limiter = state.limiters.socket_limiter();
     let mut version = 0;
     let mut open = true;
     if lobby_on {
@@ -141,6 +221,10 @@ async fn serve_lobby(
         let (v, snapshot) = lobby.snapshot(now_ms());
         version = v;
         open = send_text(&mut socket, &snapshot).await;
+        // The chat's last messages (none: nothing is sent).
+        if open && !chat.is_empty() {
+            open = send_text(&mut socket, &chat.history()).await;
+        }
     }
     if open && personal.is_some() {
         open = send_my_games(&state, &ident, &mut socket).await;
@@ -151,16 +235,31 @@ async fn serve_lobby(
             // Signed out everywhere, or the password changed: the socket closes.
             () = watch.ended() => break,
             incoming = tokio::time::timeout(SOCKET_IDLE, socket.recv()) => {
-                match incoming {
-                    Ok(Some(Ok(Message::Text(text)))) if text.contains("\"ping\"") => {
-                        open = send_text(&mut socket, r#"{"t":"pong"}"#).await;
-                    }
+                let text = match incoming {
+                    Ok(Some(Ok(Message::Text(text)))) => text,
                     Ok(Some(Ok(Message::Close(_)) | Err(_)) | None) | Err(_) => break,
-                    Ok(Some(Ok(_))) => {}
+                    Ok(Some(Ok(_))) => continue,
+                };
+                let reply = if check_direct(&limiter).is_err() {
+                    Some(Refusal::new(SocketError::RateLimited, "too many messages: slow down").into())
+                } else if !watch.still_valid().await {
+                    // A message under a sign-in that has ended since is not taken.
+                    break;
+                } else {
+                    answer(&state, &author, lobby_on, &text).await
+                };
+                if let Some(reply) = reply {
+                    open = send_text(&mut socket, &live::feed::to_text(&reply)).await;
                 }
             }
+            line = next_chat(chat_updates.as_mut()) => match line {
+                Ok(text) => open = send_text(&mut socket, &text).await,
+                // Fell behind: the last messages again (the client skips those it has).
+                Err(RecvError::Lagged(_)) => open = send_text(&mut socket, &chat.history()).await,
+                Err(RecvError::Closed) => break,
+            },
             message = next_personal(personal.as_mut()) => match message {
-                Some(Personal::Text(text)) => {
+                Some(message) => {
                     if personal.as_ref().is_some_and(Subscription::take_behind) {
                         // Messages were dropped while this socket did not read: what
                         // is queued is stale too; the whole list instead.
@@ -169,7 +268,10 @@ async fn serve_lobby(
                         }
                         open = send_my_games(&state, &ident, &mut socket).await;
                     } else {
-                        open = send_text(&mut socket, &text).await;
+                        open = match message {
+                            Personal::Text(text) => send_text(&mut socket, &text).await,
+                            Personal::Challenges => send_my_challenges(&state, &ident, &mut socket).await,
+                        };
                     }
                 }
                 None => break,

@@ -58,6 +58,7 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("POST", "/api/account/reset"),
     ("GET", "/api/players/{name}"),
     ("GET", "/api/me/games"),
+    ("GET", "/api/me/challenges"),
     ("GET", "/api/ratings"),
     ("POST", "/api/games"),
     ("GET", "/api/games"),
@@ -69,6 +70,7 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("POST", "/api/challenges"),
     ("GET", "/api/challenges"),
     ("POST", "/api/challenges/{id}/accept"),
+    ("POST", "/api/challenges/{id}/decline"),
     ("DELETE", "/api/challenges/{id}"),
     ("GET", "/ws/game/{id}"),
     ("GET", "/ws/lobby"),
@@ -109,6 +111,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/account/reset", post(mail::reset))
         .route("/api/players/{name}", get(players::profile))
         .route("/api/me/games", get(me::games))
+        .route("/api/me/challenges", get(me::challenges))
         .route("/api/ratings", get(standings::list))
         .route("/api/games", post(games::create).get(games::list))
         .route("/api/games/{id}", get(games::get))
@@ -123,6 +126,7 @@ pub fn router(state: AppState) -> Router {
             post(challenges::create).get(challenges::list),
         )
         .route("/api/challenges/{id}/accept", post(challenges::accept))
+        .route("/api/challenges/{id}/decline", post(challenges::decline))
         .route("/api/challenges/{id}", delete(challenges::cancel))
         .route("/ws/game/{id}", get(game_socket::game_socket))
         .route("/ws/lobby", get(lobby_socket::lobby_socket))

@@ -1,9 +1,12 @@
-//! The lobby's challenges: posted (at most [`CHALLENGES_PER_POSTER`] open per poster),
+//! Challenges. The lobby's: posted (at most [`CHALLENGES_PER_POSTER`] open per poster),
 //! accepted (the game starts at once and the poster's lobby sockets are told where it
 //! is), withdrawn, lapsed (30 minutes for a live game, a week for correspondence: see
 //! [`crate::store::LIVE_CHALLENGE_TTL_MS`]), and withdrawn when their poster leaves the
 //! lobby (live games only: a poster who closes their last lobby socket is not waiting
-//! any more; a reload within [`POSTER_GRACE`] keeps them).
+//! any more; a reload within [`POSTER_GRACE`] keeps them). Direct ones, from one account
+//! to another (at most [`CHALLENGES_TO_ONE`] waiting for one account's answer): not in
+//! the lobby; each of the two accounts' personal sockets is told whenever their list
+//! changes (`my_challenges`), and only the account challenged accepts or declines.
 
 use std::time::Duration;
 
@@ -13,7 +16,9 @@ use games::AnyGame;
 use super::messages::ChallengeView;
 use super::{Ident, SetupError, start_stored};
 use crate::state::AppState;
-use crate::store::{Challenge, ChallengeSide, NewChallenge, NewGame, Seat, StoreError, now_ms};
+use crate::store::{
+    CHALLENGES_TO_ONE, Challenge, ChallengeSide, NewChallenge, NewGame, Seat, StoreError, now_ms,
+};
 
 /// How many open challenges one poster may have.
 pub const CHALLENGES_PER_POSTER: usize = 3;
@@ -42,6 +47,12 @@ pub enum ChallengeError {
     /// Only a signed-in user may play rated.
     #[error("sign in to play rated games")]
     RatedGuest,
+    /// A direct challenge is accepted or declined only by the player it is made to.
+    #[error("this challenge is made to another player")]
+    NotForYou,
+    /// The player challenged has too many challenges waiting.
+    #[error("{0} has {CHALLENGES_TO_ONE} challenges waiting already: try again later")]
+    TooManyForThem(String),
     /// The game could not be set up.
     #[error(transparent)]
     Setup(#[from] SetupError),
@@ -67,7 +78,68 @@ pub fn challenge_view(challenge: &Challenge) -> ChallengeView {
         }),
         created_at: challenge.created_at,
         expires_at: challenge.expires_at(),
+        to: challenge.to_username.clone(),
     }
+}
+
+/// The accounts a direct challenge concerns (its maker and the player challenged), to
+/// tell them their list changed.
+fn tell_both(state: &AppState, challenge: &Challenge) {
+    if challenge.to_user_id.is_none() {
+        return;
+    }
+    let users: Vec<&str> = [&challenge.creator.user_id, &challenge.to_user_id]
+        .into_iter()
+        .filter_map(Option::as_deref)
+        .collect();
+    state.live.people().challenges_changed(&users);
+}
+
+/// The `my_challenges` message of the account `user_id`: the direct challenges made to
+/// them (`incoming`) and by them (`outgoing`), newest first.
+///
+/// # Errors
+/// On a database failure.
+pub async fn my_challenges(state: &AppState, user_id: &str) -> Result<MyChallenges, StoreError> {
+    let all = state.store.direct_challenges_of(user_id, now_ms()).await?;
+    let (incoming, outgoing): (Vec<_>, Vec<_>) = all
+        .iter()
+        .partition(|c| c.to_user_id.as_deref() == Some(user_id));
+    Ok(MyChallenges {
+        incoming: incoming.into_iter().map(challenge_view).collect(),
+        outgoing: outgoing.into_iter().map(challenge_view).collect(),
+    })
+}
+
+/// A player's direct challenges (`GET /api/me/challenges`, and `my_challenges` on their
+/// personal socket).
+#[derive(Debug, serde::Serialize)]
+pub struct MyChallenges {
+    /// Made to them, waiting for their answer.
+    pub incoming: Vec<ChallengeView>,
+    /// Made by them, waiting for the other's answer.
+    pub outgoing: Vec<ChallengeView>,
+}
+
+/// [`my_challenges`] as the personal socket sends it.
+///
+/// # Errors
+/// On a database failure.
+pub async fn my_challenges_text(
+    state: &AppState,
+    user_id: &str,
+) -> Result<std::sync::Arc<str>, StoreError> {
+    #[derive(serde::Serialize)]
+    struct Message {
+        t: &'static str,
+        #[serde(flatten)]
+        list: MyChallenges,
+    }
+    let list = my_challenges(state, user_id).await?;
+    Ok(super::feed::to_text(&Message {
+        t: "my_challenges",
+        list,
+    }))
 }
 
 fn poster_of(challenge: &Challenge) -> Ident {
@@ -149,10 +221,58 @@ pub async fn post_challenge(
     if open.len() >= CHALLENGES_PER_POSTER {
         return Err(ChallengeError::TooMany);
     }
+    if let Some(to) = &challenge.to_user_id {
+        let waiting = state.store.direct_challenges_of(to, now).await?;
+        let incoming = waiting
+            .iter()
+            .filter(|c| c.to_user_id.as_ref() == Some(to))
+            .count();
+        if incoming >= CHALLENGES_TO_ONE {
+            let name = waiting
+                .iter()
+                .find_map(|c| c.to_username.clone())
+                .unwrap_or_default();
+            return Err(ChallengeError::TooManyForThem(name));
+        }
+    }
     let stored = state.store.create_challenge(&challenge, now).await?;
     let view = challenge_view(&stored);
-    state.live.lobby().challenge_added(view.clone(), poster);
+    if stored.to_user_id.is_some() {
+        tell_both(state, &stored);
+    } else {
+        state.live.lobby().challenge_added(view.clone(), poster);
+    }
     Ok(view)
+}
+
+/// The player challenged (`user_id`) declines the direct challenge `id`.
+///
+/// # Errors
+/// [`ChallengeError::NotFound`], [`ChallengeError::NotForYou`],
+/// [`ChallengeError::Gone`]; a database failure.
+pub async fn decline_challenge(
+    state: &AppState,
+    id: &str,
+    user_id: &str,
+) -> Result<(), ChallengeError> {
+    let challenge = state
+        .store
+        .challenge(id)
+        .await?
+        .ok_or(ChallengeError::NotFound)?;
+    if challenge.to_user_id.as_deref() != Some(user_id) {
+        return Err(ChallengeError::NotForYou);
+    }
+    state
+        .store
+        .decline_challenge(id, user_id)
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound(_) => ChallengeError::Gone,
+            other => other.into(),
+        })?;
+    tell_both(state, &challenge);
+    Ok(())
 }
 
 /// `acceptor` (taking `seat`) accepts challenge `id`: the game is stored and started at
@@ -175,6 +295,11 @@ pub async fn accept_challenge(
         .ok_or(ChallengeError::NotFound)?;
     if acceptor.owns(&challenge.creator) {
         return Err(ChallengeError::Own);
+    }
+    if let Some(to) = &challenge.to_user_id
+        && acceptor.user.as_ref() != Some(to)
+    {
+        return Err(ChallengeError::NotForYou);
     }
     if challenge.expires_at() <= now_ms() {
         return Err(ChallengeError::Gone);
@@ -221,6 +346,7 @@ pub async fn accept_challenge(
     let lobby = state.live.lobby();
     lobby.challenge_removed(id);
     lobby.tell_accepted(poster, id, &game);
+    tell_both(state, &challenge);
     Ok(game)
 }
 
@@ -231,6 +357,9 @@ pub async fn accept_challenge(
 pub async fn cancel_challenge(state: &AppState, id: &str, by: &Seat) -> Result<(), StoreError> {
     state.store.cancel_challenge(id, by).await?;
     state.live.lobby().challenge_removed(id);
+    if let Some(challenge) = state.store.challenge(id).await? {
+        tell_both(state, &challenge);
+    }
     Ok(())
 }
 

@@ -145,6 +145,18 @@ impl Author {
             name,
         }
     }
+
+    /// The author's account, when signed in.
+    #[must_use]
+    pub fn user_id(&self) -> Option<&str> {
+        self.ident.user.as_deref()
+    }
+
+    /// The name others see (`None` for an anonymous visitor).
+    #[must_use]
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
 }
 
 /// The per-author rate limit of chat messages.

@@ -653,6 +653,9 @@ pub struct ChallengeView {
     pub created_at: i64,
     /// When it lapses unless accepted (ms since the epoch).
     pub expires_at: i64,
+    /// The player a direct challenge is made to (absent: the lobby's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
 }
 
 /// What the server sends on `/ws/lobby` (JSON, tagged by `"t"`). Each message is

@@ -16,6 +16,7 @@ pub mod conditional;
 pub mod feed;
 pub mod lifecycle;
 pub mod lobby;
+pub mod lobby_chat;
 pub mod messages;
 mod owner;
 pub mod people;
@@ -32,7 +33,7 @@ use tokio::sync::{mpsc, oneshot};
 pub use ai::{AiKey, AiPool, AiStats, Asker, GameSlot, MoveWait, QuotaError, Ticket, Work};
 pub use challenges::{
     CHALLENGES_PER_POSTER, POSTER_GRACE, accept_challenge, cancel_challenge, challenge_view,
-    open_challenges, post_challenge, poster_left, spawn_challenge_sweeper,
+    decline_challenge, open_challenges, post_challenge, poster_left, spawn_challenge_sweeper,
 };
 pub use feed::{CatchUp, Feed, Frame, Published, Snapshot};
 pub use lifecycle::{ExpiryReport, expire_stale};
@@ -181,6 +182,7 @@ pub struct Handle {
 pub struct Live {
     games: Mutex<HashMap<String, Handle>>,
     lobby: Arc<Lobby>,
+    lobby_chat: lobby_chat::LobbyChat,
     people: Arc<People>,
 }
 
@@ -189,6 +191,7 @@ impl Default for Live {
         Live {
             games: Mutex::default(),
             lobby: Lobby::new(),
+            lobby_chat: lobby_chat::LobbyChat::default(),
             people: People::new(),
         }
     }
@@ -237,6 +240,12 @@ impl Live {
     #[must_use]
     pub fn lobby(&self) -> &Lobby {
         &self.lobby
+    }
+
+    /// The lobby chat.
+    #[must_use]
+    pub fn lobby_chat(&self) -> &lobby_chat::LobbyChat {
+        &self.lobby_chat
     }
 
     /// Each player's own channel (their games as they change), and who is online.
@@ -356,6 +365,7 @@ pub(crate) async fn start_stored(state: &AppState, record: GameRecord) -> Result
 /// On a database failure. A game that cannot be read back is logged and left alone.
 pub async fn resume_all(state: &AppState) -> Result<usize, StoreError> {
     challenges::load_lobby(state).await?;
+    state.live.lobby_chat().restore(state).await?;
     spawn_challenge_sweeper(state);
     let games = state.store.live_games().await?;
     let down_since = lifecycle::down_since(state).await;

@@ -130,6 +130,8 @@ pub fn order(games: &mut [Mine]) {
 pub enum Personal {
     /// A `my_game` message.
     Text(Arc<str>),
+    /// The account's direct challenges changed: the socket reads and sends them.
+    Challenges,
 }
 
 struct Slot {
@@ -309,6 +311,27 @@ impl People {
     }
 }
 
+impl People {
+    /// Tells the sockets of the accounts `user_ids` that their direct challenges
+    /// changed (each socket reads the list and sends it once).
+    pub fn challenges_changed(&self, user_ids: &[&str]) {
+        let by_key = lock(&self.by_key);
+        let mut told: Vec<u64> = Vec::new();
+        for user in user_ids {
+            for slot in by_key.get(*user).into_iter().flatten() {
+                if told.contains(&slot.id) {
+                    continue;
+                }
+                told.push(slot.id);
+                if slot.sender.try_send(Personal::Challenges).is_err() {
+                    // Full or closing: it is sent everything when it reads again.
+                    slot.behind.store(true, Ordering::Release);
+                }
+            }
+        }
+    }
+}
+
 fn seat_keys(seat: &SeatRecord) -> impl Iterator<Item = &str> {
     seat.user_id
         .iter()
@@ -415,8 +438,23 @@ mod tests {
     fn text(sub: &mut Subscription) -> Option<String> {
         match sub.receiver.try_recv() {
             Ok(Personal::Text(text)) => Some(text.to_string()),
+            Ok(Personal::Challenges) => Some("challenges".to_owned()),
             Err(_) => None,
         }
+    }
+
+    #[test]
+    fn challenges_are_told_once_per_socket_to_their_accounts_only() {
+        let people = People::new();
+        // A signed-in player who was a guest has their socket under both ids.
+        let mut a = people.join(&ident(Some("ua"), Some("ga"))).unwrap();
+        let mut b = people.join(&ident(Some("ub"), None)).unwrap();
+        let mut other = people.join(&ident(Some("uc"), None)).unwrap();
+        people.challenges_changed(&["ua", "ub", "ua"]);
+        assert_eq!(text(&mut a).as_deref(), Some("challenges"));
+        assert_eq!(text(&mut a), None, "once per socket");
+        assert_eq!(text(&mut b).as_deref(), Some("challenges"));
+        assert_eq!(text(&mut other), None);
     }
 
     #[test]

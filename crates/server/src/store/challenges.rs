@@ -1,5 +1,6 @@
-//! Open challenges in the lobby: made by a user or a guest, accepted by anyone (which
-//! makes a game), or cancelled by their maker.
+//! Challenges: open ones in the lobby, made by a user or a guest and accepted by anyone
+//! (which makes a game), and direct ones from one account to another, accepted or
+//! declined only by that other; either cancelled by their maker.
 
 use std::str::FromStr;
 
@@ -59,8 +60,10 @@ pub enum ChallengeStatus {
     Open,
     /// Accepted: its game exists.
     Accepted,
-    /// Withdrawn by its maker.
+    /// Withdrawn by its maker, or lapsed.
     Cancelled,
+    /// Declined by the player it was made to.
+    Declined,
 }
 
 impl FromStr for ChallengeStatus {
@@ -71,6 +74,7 @@ impl FromStr for ChallengeStatus {
             "open" => Ok(ChallengeStatus::Open),
             "accepted" => Ok(ChallengeStatus::Accepted),
             "cancelled" => Ok(ChallengeStatus::Cancelled),
+            "declined" => Ok(ChallengeStatus::Declined),
             _ => Err(()),
         }
     }
@@ -87,8 +91,10 @@ pub struct NewChallenge {
     pub side: ChallengeSide,
     /// Whether the game will be rated.
     pub rated: bool,
-    /// Its maker: [`Seat::User`] or [`Seat::Guest`].
+    /// Its maker: [`Seat::User`] or [`Seat::Guest`] ([`Seat::User`] for a direct one).
     pub creator: Seat,
+    /// The account it is made to (a direct challenge), or `None` (the lobby's).
+    pub to_user_id: Option<String>,
 }
 
 /// A stored challenge.
@@ -112,7 +118,14 @@ pub struct Challenge {
     pub game_id: Option<String>,
     /// When it was made (ms since the Unix epoch).
     pub created_at: i64,
+    /// The account it is made to (a direct challenge), or `None` (the lobby's).
+    pub to_user_id: Option<String>,
+    /// That account's name.
+    pub to_username: Option<String>,
 }
+
+/// How many open direct challenges one account may have waiting for its answer.
+pub const CHALLENGES_TO_ONE: usize = 20;
 
 /// How long a challenge for a live game (Fischer or untimed) stays open unless accepted:
 /// its poster is expected to be waiting for it.
@@ -155,10 +168,11 @@ impl Challenge {
 
 const CHALLENGE_SELECT: &str = "SELECT c.id, c.kind, c.time_control, c.side, c.rated, \
     c.creator_user_id, u.username, c.creator_guest_id, q.name, c.status, c.game_id, \
-    c.created_at \
+    c.created_at, c.to_user_id, t.username \
     FROM challenges c \
     LEFT JOIN users u ON u.id = c.creator_user_id \
-    LEFT JOIN guests q ON q.id = c.creator_guest_id";
+    LEFT JOIN guests q ON q.id = c.creator_guest_id \
+    LEFT JOIN users t ON t.id = c.to_user_id";
 
 fn challenge_from_row(row: &AnyRow) -> Result<Challenge, StoreError> {
     Ok(Challenge {
@@ -177,6 +191,8 @@ fn challenge_from_row(row: &AnyRow) -> Result<Challenge, StoreError> {
         status: parse_column(row, 9)?,
         game_id: row.try_get(10)?,
         created_at: row.try_get(11)?,
+        to_user_id: row.try_get(12)?,
+        to_username: row.try_get(13)?,
     })
 }
 
@@ -207,8 +223,8 @@ impl Store {
             let id = random_id(10);
             let inserted = sqlx::query(
                 "INSERT INTO challenges (id, kind, time_control, side, rated, creator_user_id, \
-                 creator_guest_id, status, game_id, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', NULL, $8)",
+                 creator_guest_id, status, game_id, created_at, to_user_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', NULL, $8, $9)",
             )
             .bind(&id)
             .bind(challenge.kind.as_str())
@@ -218,6 +234,7 @@ impl Store {
             .bind(user)
             .bind(guest)
             .bind(now)
+            .bind(&challenge.to_user_id)
             .execute(&self.pool)
             .await;
             match inserted {
@@ -246,7 +263,8 @@ impl Store {
         row.as_ref().map(challenge_from_row).transpose()
     }
 
-    /// The open challenges not lapsed at `now`, newest first, at most `limit`.
+    /// The lobby's open challenges (not direct ones) not lapsed at `now`, newest first,
+    /// at most `limit`.
     ///
     /// # Errors
     /// On a database failure.
@@ -257,7 +275,7 @@ impl Store {
     ) -> Result<Vec<Challenge>, StoreError> {
         let rows = sqlx::query(&format!(
             "{CHALLENGE_SELECT} WHERE c.status = 'open' AND c.created_at > $2 \
-             ORDER BY c.created_at DESC, c.id DESC LIMIT $1"
+             AND c.to_user_id IS NULL ORDER BY c.created_at DESC, c.id DESC LIMIT $1"
         ))
         .bind(limit)
         .bind(now - CORRESPONDENCE_CHALLENGE_TTL_MS)
@@ -296,6 +314,53 @@ impl Store {
         Ok(all.into_iter().filter(|c| c.expires_at() > now).collect())
     }
 
+    /// The open direct challenges not lapsed at `now` made to or by the account
+    /// `user_id`, newest first.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn direct_challenges_of(
+        &self,
+        user_id: &str,
+        now: i64,
+    ) -> Result<Vec<Challenge>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "{CHALLENGE_SELECT} WHERE c.status = 'open' AND c.to_user_id IS NOT NULL \
+             AND (c.to_user_id = $1 OR c.creator_user_id = $1) AND c.created_at > $2 \
+             ORDER BY c.created_at DESC, c.id DESC"
+        ))
+        .bind(user_id)
+        .bind(now - CORRESPONDENCE_CHALLENGE_TTL_MS)
+        .fetch_all(&self.pool)
+        .await?;
+        let all = rows
+            .iter()
+            .map(challenge_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(all.into_iter().filter(|c| c.expires_at() > now).collect())
+    }
+
+    /// The player a direct challenge was made to declines it.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when no open challenge with this id is made to
+    /// `user_id`.
+    pub async fn decline_challenge(&self, id: &str, user_id: &str) -> Result<(), StoreError> {
+        let updated = sqlx::query(
+            "UPDATE challenges SET status = 'declined' WHERE id = $1 AND status = 'open' \
+             AND to_user_id = $2",
+        )
+        .bind(id)
+        .bind(user_id)
+        .execute(&self.pool)
+        .await?;
+        if updated.rows_affected() == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::NotFound("open challenge to you"))
+        }
+    }
+
     /// Closes the open challenges lapsed at `now`; returns their ids.
     ///
     /// # Errors
@@ -317,15 +382,18 @@ impl Store {
         Ok(expired)
     }
 
-    /// Withdraws every open challenge of `by` for a live game (they left the lobby);
-    /// returns their ids.
+    /// Withdraws every open challenge of `by` in the lobby for a live game (they left
+    /// the lobby; their direct challenges stay); returns their ids.
     ///
     /// # Errors
     /// On a database failure.
     pub async fn cancel_live_challenges_of(&self, by: &Seat) -> Result<Vec<String>, StoreError> {
         let mut cancelled = Vec::new();
         for challenge in self.open_challenges_of(by, i64::MIN).await? {
-            if challenge.is_live() && self.close_challenge(&challenge.id).await? {
+            if challenge.is_live()
+                && challenge.to_user_id.is_none()
+                && self.close_challenge(&challenge.id).await?
+            {
                 cancelled.push(challenge.id);
             }
         }

@@ -1,5 +1,6 @@
-//! Chat: the messages said in games' rooms, their reports and the
-//! sanctions on accounts (migration 0010).
+//! Chat: the messages said in games' rooms and in the lobby, their reports and the
+//! sanctions on accounts (migrations 0010 and 0011). A lobby message is a
+//! [`ChatRecord`] whose room is [`LOBBY_ROOM`] and whose game id is empty.
 
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -43,6 +44,9 @@ impl Sanction {
         self.banned || self.muted_until.is_some_and(|until| until > now)
     }
 }
+
+/// The room name of the lobby chat's messages.
+pub const LOBBY_ROOM: &str = "lobby";
 
 const COLUMNS: &str = "id, game_id, room, user_id, guest_id, author, body, created_at";
 
@@ -243,6 +247,122 @@ impl Store {
     }
 }
 
+const LOBBY_COLUMNS: &str = "id, user_id, author, body, created_at";
+
+fn lobby_record(row: &AnyRow) -> Result<ChatRecord, StoreError> {
+    Ok(ChatRecord {
+        id: row.try_get(0)?,
+        game_id: String::new(),
+        room: LOBBY_ROOM.to_owned(),
+        user_id: Some(row.try_get(1)?),
+        guest_id: None,
+        author: row.try_get(2)?,
+        body: row.try_get(3)?,
+        created_at: row.try_get(4)?,
+    })
+}
+
+impl Store {
+    /// Stores a message of the lobby chat said by the account `user_id`; its id is made
+    /// here and set on the returned record.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn add_lobby_chat(
+        &self,
+        user_id: &str,
+        author: &str,
+        body: &str,
+        now: i64,
+    ) -> Result<ChatRecord, StoreError> {
+        let id = random_id(16);
+        sqlx::query(&format!(
+            "INSERT INTO lobby_messages ({LOBBY_COLUMNS}) VALUES ($1, $2, $3, $4, $5)"
+        ))
+        .bind(&id)
+        .bind(user_id)
+        .bind(author)
+        .bind(body)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(ChatRecord {
+            id,
+            game_id: String::new(),
+            room: LOBBY_ROOM.to_owned(),
+            user_id: Some(user_id.to_owned()),
+            guest_id: None,
+            author: author.to_owned(),
+            body: body.to_owned(),
+            created_at: now,
+        })
+    }
+
+    /// The last `limit` messages of the lobby chat, oldest first.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn lobby_chat(&self, limit: usize) -> Result<Vec<ChatRecord>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = sqlx::query(&format!(
+            "SELECT {LOBBY_COLUMNS} FROM lobby_messages ORDER BY created_at DESC, id DESC \
+             LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut messages = rows
+            .iter()
+            .map(lobby_record)
+            .collect::<Result<Vec<_>, _>>()?;
+        messages.reverse();
+        Ok(messages)
+    }
+
+    /// The lobby chat's message `id`.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn lobby_message(&self, id: &str) -> Result<Option<ChatRecord>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {LOBBY_COLUMNS} FROM lobby_messages WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(lobby_record).transpose()
+    }
+
+    /// Records `reporter`'s report of the lobby message `message_id`; false when they
+    /// had already reported it (the first report stays).
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn report_lobby_chat(
+        &self,
+        message_id: &str,
+        reporter: &str,
+        reason: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "INSERT INTO lobby_reports (message_id, reporter, reason, created_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(message_id)
+        .bind(reporter)
+        .bind(reason)
+        .bind(now)
+        .execute(&self.pool)
+        .await;
+        match done {
+            Ok(_) => Ok(true),
+            Err(error) if is_unique_violation(&error) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
+    }
+}
+
 /// A reported message, for a moderator.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReportRecord {
@@ -257,7 +377,8 @@ pub struct ReportRecord {
 }
 
 impl Store {
-    /// The latest `limit` reports, newest first, with their messages.
+    /// The latest `limit` reports of games' rooms and the lobby together, newest first,
+    /// with their messages.
     ///
     /// # Errors
     /// On a database failure.
@@ -276,7 +397,8 @@ impl Store {
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
+        let mut reports = rows
+            .iter()
             .map(|row| {
                 Ok(ReportRecord {
                     message: record(row)?,
@@ -285,6 +407,30 @@ impl Store {
                     reported_at: row.try_get(10)?,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let lobby_columns = LOBBY_COLUMNS
+            .split(", ")
+            .map(|c| format!("m.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rows = sqlx::query(&format!(
+            "SELECT {lobby_columns}, r.reporter, r.reason, r.created_at FROM lobby_reports r \
+             JOIN lobby_messages m ON m.id = r.message_id \
+             ORDER BY r.created_at DESC LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        for row in &rows {
+            reports.push(ReportRecord {
+                message: lobby_record(row)?,
+                reporter: row.try_get(5)?,
+                reason: row.try_get(6)?,
+                reported_at: row.try_get(7)?,
+            });
+        }
+        reports.sort_by_key(|r| std::cmp::Reverse(r.reported_at));
+        reports.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok(reports)
     }
 }

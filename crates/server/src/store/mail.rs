@@ -347,6 +347,7 @@ impl Store {
             };
             query.execute(&mut *tx).await?;
         }
+        super::users::record_revocation(&mut tx, &user.id).await?;
         tx.commit().await?;
         Ok(Some(user))
     }

@@ -33,10 +33,10 @@ use sqlx::{AnyPool, Row};
 
 pub use archive::{ArchiveFilter, ArchivePage, ArchivedGame, ImportedGame};
 pub use challenges::{
-    CORRESPONDENCE_CHALLENGE_TTL_MS, Challenge, ChallengeSide, ChallengeStatus,
+    CHALLENGES_TO_ONE, CORRESPONDENCE_CHALLENGE_TTL_MS, Challenge, ChallengeSide, ChallengeStatus,
     LIVE_CHALLENGE_TTL_MS, NewChallenge, challenge_expires_at,
 };
-pub use chat::{ChatRecord, ReportRecord, Sanction};
+pub use chat::{ChatRecord, LOBBY_ROOM, ReportRecord, Sanction};
 pub use conditional::StoredLines;
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
@@ -91,6 +91,21 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/0009_conditional.sql"),
     ),
     (10, "chat", include_str!("../../migrations/0010_chat.sql")),
+    (
+        11,
+        "lobby chat",
+        include_str!("../../migrations/0011_lobby_chat.sql"),
+    ),
+    (
+        12,
+        "direct challenges",
+        include_str!("../../migrations/0012_direct_challenges.sql"),
+    ),
+    (
+        13,
+        "revocations",
+        include_str!("../../migrations/0013_revocations.sql"),
+    ),
 ];
 
 /// Why a storage operation failed.

@@ -190,6 +190,7 @@ impl Store {
             .bind(keep_session.unwrap_or(""))
             .execute(&mut *tx)
             .await?;
+        record_revocation(&mut tx, user_id).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -256,8 +257,38 @@ impl Store {
     /// # Errors
     /// On a database failure.
     pub async fn delete_sessions_of(&self, user_id: &str) -> Result<u64, StoreError> {
+        let mut tx = self.pool.begin().await?;
         let done = sqlx::query("DELETE FROM sessions WHERE user_id = $1")
             .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        record_revocation(&mut tx, user_id).await?;
+        tx.commit().await?;
+        Ok(done.rows_affected())
+    }
+
+    /// The accounts whose sign-ins were ended after `since` (ms since the Unix epoch),
+    /// by any process: (user id, when), oldest first.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn revocations_since(&self, since: i64) -> Result<Vec<(String, i64)>, StoreError> {
+        let rows = sqlx::query("SELECT user_id, at FROM revocations WHERE at > $1 ORDER BY at")
+            .bind(since)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+            .collect()
+    }
+
+    /// Forgets the revocations made before `before`; returns how many.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn prune_revocations(&self, before: i64) -> Result<u64, StoreError> {
+        let done = sqlx::query("DELETE FROM revocations WHERE at < $1")
+            .bind(before)
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected())
@@ -317,4 +348,18 @@ fn generated_guest_name() -> String {
         .map(|_| char::from(GUEST_NAME_ALPHABET[rng.random_range(0..GUEST_NAME_ALPHABET.len())]))
         .collect();
     format!("Guest-{suffix}")
+}
+
+/// Records, in the transaction that ends them, that `user_id`'s sign-ins were ended: every
+/// server process reads it and closes that account's sockets whose sign-in has ended.
+pub(super) async fn record_revocation(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    user_id: &str,
+) -> Result<(), StoreError> {
+    sqlx::query("INSERT INTO revocations (user_id, at) VALUES ($1, $2)")
+        .bind(user_id)
+        .bind(super::now_ms())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }

@@ -295,6 +295,10 @@ impl Client {
         self.request(Method::POST, path, None).await
     }
 
+    pub async fn delete(&mut self, path: &str) -> Reply {
+        self.request(Method::DELETE, path, None).await
+    }
+
     pub async fn sign_up(&mut self, name: &str, password: &str) -> Reply {
         let reply = self
             .post(
