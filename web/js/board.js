@@ -21,6 +21,8 @@ import { t as translate } from './i18n.js';
  * @typedef {object} BoardOptions
  * @property {Translate} [t] translates the board's strings (default: the app's i18n)
  * @property {(move: MoveInfo) => void} [onMove] called with the move the player chose
+ * @property {(move: MoveInfo | null) => void} [onPremove] called with the move queued
+ *   while premoving (see BoardState's `premoving`), or null when it is cancelled
  * @property {Side} [orientation] the side shown at the bottom (default "first")
  * @property {boolean} [coordinates] draw file and rank names (default true)
  * @property {boolean} [sound] play a short sound on each move (default false)
@@ -39,6 +41,17 @@ import { t as translate } from './i18n.js';
  *   calls this instead of choosing a move
  * @property {boolean} [animate] animate (and sound) a new last move (default true; false
  *   when jumping around a game's history)
+ * @property {boolean} [premoving] the move chosen is queued, not played: it stays drawn
+ *   (`premove`) and goes to `onPremove`; a click on the board, a right click or Escape
+ *   cancels it
+ * @property {MoveInfo | null} [premove] the queued move to draw
+ * @property {BoardArrow[]} [arrows] moves drawn as arrows (the engine's lines)
+ */
+
+/**
+ * @typedef {object} BoardArrow
+ * @property {MoveInfo} move
+ * @property {boolean} [best] the best move (drawn bolder than the others)
  */
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -147,6 +160,7 @@ export class Board {
     this.root = root;
     this.t = options.t ?? translate;
     this.onMove = options.onMove ?? (() => {});
+    this.onPremove = options.onPremove ?? (() => {});
     /** @type {Side} */
     this.orientation = options.orientation ?? 'first';
     this.coordinates = options.small ? false : options.coordinates ?? true;
@@ -164,6 +178,11 @@ export class Board {
     this.interactive = false;
     /** @type {((sq: Square) => void) | null} */
     this.edit = null;
+    this.premoving = false;
+    /** @type {MoveInfo | null} */
+    this.premove = null;
+    /** @type {BoardArrow[]} */
+    this.arrows = [];
     /** @type {Square | null} */
     this.selected = null;
     /** @type {Square} */
@@ -184,6 +203,7 @@ export class Board {
       marks: svgEl('g', { class: 'kt-marks' }),
       dests: svgEl('g', { class: 'kt-dests' }),
       pieces: svgEl('g', { class: 'kt-pieces' }),
+      arrows: svgEl('g', { class: 'kt-arrows', 'aria-hidden': 'true' }),
       ghosts: svgEl('g', { class: 'kt-ghosts' }),
       path: svgEl('g', { class: 'kt-path' }),
       focus: svgEl('rect', { class: 'kt-focus', width: S - 8, height: S - 8, rx: 6 }),
@@ -209,6 +229,11 @@ export class Board {
       this.svg.addEventListener('pointermove', (e) => this.pointerMove(e));
       this.svg.addEventListener('pointerup', (e) => this.pointerUp(e));
       this.svg.addEventListener('pointercancel', () => this.cancelDrag());
+      this.svg.addEventListener('contextmenu', (e) => {
+        if (!this.premove) return;
+        e.preventDefault();
+        this.cancelPremove();
+      });
       this.svg.addEventListener('keydown', (e) => this.keyDown(e));
       this.svg.addEventListener('focus', () => this.announceFocus());
       this.picker.addEventListener('keydown', (e) => this.pickerKey(e));
@@ -233,6 +258,9 @@ export class Board {
     this.interactive = state.interactive ?? this.legal.length > 0;
     /** @type {((sq: Square) => void) | null} */
     this.edit = state.edit ?? null;
+    this.premoving = state.premoving ?? false;
+    this.premove = state.premove ?? null;
+    this.arrows = state.arrows ?? [];
     if (this.selected && !this.movesFrom(this.selected).length) this.selected = null;
     this.closePicker();
     if (kindChanged) this.focus = this.initialFocus();
@@ -251,6 +279,15 @@ export class Board {
     this.orientation = side ?? (this.orientation === 'first' ? 'second' : 'first');
     this.root.dataset.orientation = this.orientation;
     this.render();
+  }
+
+  /**
+   * Draws these moves as arrows (the engine's), in place of those drawn.
+   * @param {BoardArrow[]} arrows
+   */
+  setArrows(arrows) {
+    this.arrows = arrows;
+    if (this.view) this.drawArrows();
   }
 
   /** @param {boolean} on */
@@ -361,15 +398,52 @@ export class Board {
     this.root.dataset.kind = v.kind;
     this.root.dataset.orientation = this.orientation;
     this.root.dataset.toMove = v.to_move;
-    this.root.dataset.interactive = String(this.interactive);
+    // A board choosing a premove says so (it is not the player's move).
+    this.root.dataset.interactive = this.premoving && this.interactive ? 'premove' : String(this.interactive);
     this.svg.setAttribute('aria-label', this.t('board.label', { game: gameName(v.kind), side: sideName(v.kind, v.to_move) }));
     this.drawSquares();
     this.drawCoords();
     this.drawMarks();
     this.drawPieces();
+    this.drawArrows();
     this.drawDests();
     this.drawPath();
     this.drawFocus();
+  }
+
+  /**
+   * Draws the engine's moves as arrows from the centre of their first square along their
+   * path to their last, the best one bolder.
+   */
+  drawArrows() {
+    const g = this.layers.arrows;
+    g.replaceChildren();
+    // Drawn last first, so that the best is on top.
+    for (const arrow of [...this.arrows].reverse()) {
+      const m = arrow.move;
+      const squares = m.path.length > 1 ? m.path : [m.from, m.to];
+      const points = squares.map((sq) => {
+        const { x, y } = this.xy(sq);
+        return [x + S / 2, y + S / 2];
+      });
+      // The shaft stops short of the last centre, where the head begins.
+      const [x1, y1] = points[points.length - 2];
+      const [x2, y2] = points[points.length - 1];
+      const length = Math.hypot(x2 - x1, y2 - y1) || 1;
+      const [ux, uy] = [(x2 - x1) / length, (y2 - y1) / length];
+      const head = 34;
+      const width = arrow.best ? 15 : 10;
+      const base = [x2 - ux * head, y2 - uy * head];
+      const shaft = [...points.slice(0, -1), base].map(([x, y]) => `${x},${y}`).join(' ');
+      const el = svgEl('g', { class: arrow.best ? 'kt-arrow kt-arrow--best' : 'kt-arrow', 'data-move': m.text });
+      el.append(svgEl('polyline', { class: 'kt-arrow__shaft', points: shaft, 'stroke-width': width }));
+      const side = head * 0.6;
+      el.append(svgEl('polygon', {
+        class: 'kt-arrow__head',
+        points: `${x2},${y2} ${base[0] - uy * side},${base[1] + ux * side} ${base[0] + uy * side},${base[1] - ux * side}`,
+      }));
+      g.append(el);
+    }
   }
 
   drawSquares() {
@@ -481,10 +555,25 @@ export class Board {
         g.append(svgEl('rect', { class: 'kt-captured', x: x + 3, y: y + 3, width: S - 6, height: S - 6, rx: 8, 'data-square': this.name(sq) }));
       }
     }
+    if (this.premove) {
+      for (const sq of [this.premove.from, this.premove.to]) {
+        const { x, y } = this.xy(sq);
+        g.append(svgEl('rect', { class: 'kt-premove', x, y, width: S, height: S, 'data-square': this.name(sq) }));
+      }
+    }
     if (this.selected) {
       const { x, y } = this.xy(this.selected);
       g.append(svgEl('rect', { class: 'kt-selected', x, y, width: S, height: S }));
     }
+  }
+
+  /** Forgets the queued premove (and says so to `onPremove`). */
+  cancelPremove() {
+    if (!this.premove) return;
+    this.premove = null;
+    this.drawMarks();
+    this.say(this.t('board.premove_cancelled'));
+    this.onPremove(null);
   }
 
   drawPieces() {
@@ -670,6 +759,16 @@ export class Board {
    * @param {boolean} [animate]
    */
   play(move, animate = true) {
+    if (this.premoving) {
+      // Queued, not played: drawn on the squares it would move between.
+      this.premove = move;
+      this.selected = null;
+      this.closePicker();
+      this.render();
+      this.say(this.t('board.premove_set', { move: move.text }));
+      this.onPremove(move);
+      return;
+    }
     const v = /** @type {BoardView} */ (this.view);
     const before = v;
     const cells = v.cells.slice();
@@ -801,6 +900,12 @@ export class Board {
   /** @param {PointerEvent} e */
   pointerDown(e) {
     if (e.button !== 0 || !this.view) return;
+    if (this.premove) {
+      // A click anywhere on the board takes the queued move back.
+      e.preventDefault();
+      this.cancelPremove();
+      return;
+    }
     const p = this.userPoint(e.clientX, e.clientY);
     const sq = this.squareAtUser(p.x, p.y);
     if (!sq) {
@@ -894,7 +999,10 @@ export class Board {
       this.activate(this.focus);
       if (!this.choices) this.announceFocus();
     } else if (e.key === 'Escape') {
-      if (this.selected) {
+      if (this.premove) {
+        e.preventDefault();
+        this.cancelPremove();
+      } else if (this.selected) {
         e.preventDefault();
         this.select(null);
         this.announceFocus();

@@ -10,11 +10,13 @@
  *   them (their move, an offer, an end)
  * @property {boolean} desktop the same as the browser's notifications, while the tab is
  *   in the background (once the browser allows them)
+ * @property {boolean} confirmMoves in correspondence games, a move is shown and sent only
+ *   once confirmed
  */
 
 const KEY = 'kingstable.prefs';
 /** @type {Prefs} */
-const DEFAULTS = { orientation: 'mine', sound: true, coordinates: true, notices: true, desktop: false };
+const DEFAULTS = { orientation: 'mine', sound: true, coordinates: true, notices: true, desktop: false, confirmMoves: false };
 
 /** @returns {Prefs} */
 export function prefs() {

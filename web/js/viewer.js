@@ -1,4 +1,5 @@
-// A finished (or any) game to step through: board, moves, arrow keys, export.
+// A finished (or any) game to step through: board, moves, arrow keys, export, and the
+// pieces each side has lost by the move shown.
 import { h, formatDate } from './ui.js';
 import { t } from './i18n.js';
 import { api } from './api.js';
@@ -7,6 +8,7 @@ import { MoveList } from './movelist.js';
 import { boardAt } from './replay.js';
 import { prefs } from './prefs.js';
 import { gameName, sideName, resultWords } from './names.js';
+import { lostPieces, lostEl } from './captured.js';
 
 /** @typedef {import('./types.js').GameState} GameState */
 
@@ -19,9 +21,18 @@ export function gameViewer(game) {
   const boardEl = h('div');
   const board = new Board(boardEl, { coordinates: settings.coordinates, sound: false });
   const ply = { value: game.moves.length };
+  // Each side's lost pieces (a record without its start position has no count).
+  const captured = h('p', { class: 'small', id: 'viewer-captured', hidden: !game.start_board });
   const show = (animate = false) => {
     const view = game.start_board ? boardAt(game.start_board, game.moves, ply.value) : game.board;
     board.set({ board: view, legalMoves: [], lastMove: ply.value > 0 ? game.moves[ply.value - 1] : null, interactive: false, animate });
+    if (game.start_board) {
+      const start = game.start_board;
+      captured.replaceChildren(...(/** @type {import('./types.js').Side[]} */ (['first', 'second'])).flatMap((side, i) => [
+        i ? ' · ' : '',
+        h('span', { class: 'muted' }, `${sideName(game.kind, side)} `),
+        lostEl(game.kind, side, lostPieces(start, view, side))]));
+    }
   };
   const list = new MoveList((p) => {
     const forward = p === ply.value + 1;
@@ -43,6 +54,7 @@ export function gameViewer(game) {
         h('h2', null, gameName(game.kind)),
         h('p', { class: 'small', id: 'viewer-players' }, names.join(' – ')),
         game.played_at ? h('p', { class: 'muted small', id: 'viewer-date' }, formatDate(game.played_at)) : null,
+        captured,
         result ? h('div', { class: 'result-banner' }, h('strong', null, result.headline), h('span', null, result.reason)) : null,
         game.start_board ? null : h('p', { class: 'muted small' }, t('archive.final_only'))),
       list.el,

@@ -52,6 +52,15 @@ test('step through a game with the keys, the buttons and the move list', async (
     await page.keyboard.press('End');
     assert.deepEqual(await shownPieces(page), piecesOf(fx.board));
     assert.equal(await page.locator('.viewer .kt-captured[data-square="e2"]').count(), 1);
+    // The pieces each side lost by the move shown: the defender taken on e2.
+    for (const side of ['first', 'second']) {
+      const count = (/** @type {any} */ view) => piecesOf(view).filter((p) => p.endsWith(`:${side}-${side === 'first' ? 'attacker' : 'defender'}`) || (side === 'second' && p.endsWith(':second-king'))).length;
+      assert.equal(await page.getAttribute(`#viewer-captured .captured[data-side="${side}"]`, 'data-lost'), String(count(start.board) - count(fx.board)), side);
+    }
+    assert.equal(await page.getAttribute('#viewer-captured .captured[data-side="second"]', 'data-lost'), '1');
+    assert.match(await page.getAttribute('#viewer-captured .captured[data-side="second"]', 'aria-label') ?? '', /Pieces lost: 1/);
+    await page.keyboard.press('Home');
+    assert.equal(await page.getAttribute('#viewer-captured .captured[data-side="second"]', 'data-lost'), '0');
     assert.deepEqual(errors, []);
     await context.close();
   }

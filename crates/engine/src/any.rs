@@ -71,6 +71,18 @@ pub struct AnyInfo {
     pub time: Duration,
     /// The principal variation in the game's notation.
     pub pv: Vec<String>,
+    /// The best lines, best first ([`AnyEngine::set_lines`]); the first is `score` and
+    /// `pv`.
+    pub lines: Vec<AnyLine>,
+}
+
+/// One of the best lines, as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnyLine {
+    /// The score for the side to move.
+    pub score: Score,
+    /// The line in the game's notation.
+    pub pv: Vec<String>,
 }
 
 /// What a search answered, with its move as text.
@@ -94,6 +106,7 @@ pub struct AnyAnswer {
 #[derive(Debug)]
 pub struct AnyEngine {
     options: EngineOptions,
+    lines: usize,
     tafl: Option<DefaultEngine<Tafl>>,
     camelot: Option<DefaultEngine<Camelot>>,
 }
@@ -105,8 +118,21 @@ impl AnyEngine {
     pub const fn new(options: EngineOptions) -> AnyEngine {
         AnyEngine {
             options,
+            lines: 1,
             tafl: None,
             camelot: None,
+        }
+    }
+
+    /// Reports the best `lines` lines (1 to [`crate::MAX_MULTI_PV`]) from now on, see
+    /// [`Engine::set_multi_pv`](crate::Engine::set_multi_pv).
+    pub fn set_lines(&mut self, lines: usize) {
+        self.lines = lines.clamp(1, crate::MAX_MULTI_PV);
+        if let Some(engine) = &mut self.tafl {
+            engine.set_multi_pv(self.lines);
+        }
+        if let Some(engine) = &mut self.camelot {
+            engine.set_multi_pv(self.lines);
         }
     }
 
@@ -120,21 +146,23 @@ impl AnyEngine {
         mut on_info: impl FnMut(&AnyInfo),
     ) -> AnyAnswer {
         let options = self.options;
+        let lines = self.lines;
         match game {
             AnyGame::Tafl(g) => {
-                let engine = self.tafl.get_or_insert_with(|| made(&options));
+                let engine = self.tafl.get_or_insert_with(|| made(&options, lines));
                 answer(engine, g, limits, stop, &mut on_info)
             }
             AnyGame::Camelot(g) => {
-                let engine = self.camelot.get_or_insert_with(|| made(&options));
+                let engine = self.camelot.get_or_insert_with(|| made(&options, lines));
                 answer(engine, g, limits, stop, &mut on_info)
             }
         }
     }
 }
 
-fn made<G: EngineGame>(options: &EngineOptions) -> DefaultEngine<G> {
+fn made<G: EngineGame>(options: &EngineOptions, lines: usize) -> DefaultEngine<G> {
     let mut engine = DefaultEngine::<G>::default();
+    engine.set_multi_pv(lines);
     engine.set_hash_mb(options.hash_mb);
     engine.set_threads(options.threads.max(1));
     if let Some(level) = options.level {
@@ -159,6 +187,14 @@ fn answer<G: EngineGame>(
             nps: info.nps,
             time: info.time,
             pv: line_texts(game, &info.pv),
+            lines: info
+                .lines
+                .iter()
+                .map(|line| AnyLine {
+                    score: line.score,
+                    pv: line_texts(game, &line.pv),
+                })
+                .collect(),
         });
     });
     AnyAnswer {
@@ -194,6 +230,52 @@ mod tests {
             assert_eq!(infos.last().unwrap().pv.first(), Some(&best), "{kind}");
             game.try_play(&best).unwrap();
         }
+    }
+
+    #[test]
+    fn several_lines_each_start_with_another_legal_move_best_first() {
+        let mut engine = AnyEngine::new(EngineOptions {
+            hash_mb: 2,
+            ..EngineOptions::default()
+        });
+        engine.set_lines(3);
+        for kind in GameKind::ALL {
+            let game = AnyGame::start(kind);
+            let mut last = None;
+            let answer = engine.answer(&game, &Limits::depth(3), &AtomicBool::new(false), |i| {
+                last = Some(i.clone());
+            });
+            let info = last.unwrap();
+            assert_eq!(info.depth, 3, "{kind}");
+            assert_eq!(info.lines.len(), 3, "{kind}");
+            assert_eq!(info.lines[0].pv, info.pv, "{kind}");
+            assert_eq!(info.lines[0].score, info.score, "{kind}");
+            assert_eq!(info.lines[0].pv.first(), answer.best.as_ref(), "{kind}");
+            let firsts: std::collections::BTreeSet<_> =
+                info.lines.iter().map(|l| l.pv[0].clone()).collect();
+            assert_eq!(firsts.len(), 3, "three different first moves in {kind}");
+            for pair in info.lines.windows(2) {
+                assert!(pair[0].score >= pair[1].score, "best first in {kind}");
+            }
+            for line in &info.lines {
+                let mut after = game.clone();
+                for text in &line.pv {
+                    after.try_play(text).unwrap();
+                }
+            }
+        }
+        // One line unless asked.
+        engine.set_lines(1);
+        let mut count = 0;
+        engine.answer(
+            &AnyGame::start(GameKind::Fetlar),
+            &Limits::depth(2),
+            &AtomicBool::new(false),
+            |i| {
+                count = i.lines.len();
+            },
+        );
+        assert_eq!(count, 1);
     }
 
     #[test]

@@ -45,13 +45,14 @@ pub mod tt;
 pub mod tune;
 mod worker;
 
-pub use crate::any::{AnyAnswer, AnyEngine, AnyInfo, EngineOptions};
+pub use crate::any::{AnyAnswer, AnyEngine, AnyInfo, AnyLine, EngineOptions};
 pub use crate::eval::{EngineGame, Evaluator, Threats};
 pub use crate::level::{Level, LevelSettings, ParseLevelError};
 pub use crate::limits::{Clock, Limits, MOVE_OVERHEAD, TimeBudget};
 pub use crate::score::{MAX_PLY, Score};
 pub use crate::search::{
-    DEFAULT_HASH_MB, DefaultEngine, Engine, MAX_DEPTH, MAX_HASH_MB, SearchInfo, SearchResult,
+    DEFAULT_HASH_MB, DefaultEngine, Engine, MAX_DEPTH, MAX_HASH_MB, MAX_MULTI_PV, PvLine,
+    SearchInfo, SearchResult,
 };
 pub use crate::worker::{
     Answer, DefaultWorker, Event, Job, Source, Worker, greedy_move, line_texts,

@@ -33,7 +33,23 @@ pub struct SearchInfo<M> {
     pub pv: Vec<M>,
     /// Thousandths of the transposition table in use.
     pub hashfull: u32,
+    /// The best lines, best first, as many as asked ([`Engine::set_multi_pv`]) and the
+    /// position has moves: the first is `score` and `pv`. Each later line is the best
+    /// line that starts with a move none of the earlier ones starts with.
+    pub lines: Vec<PvLine<M>>,
 }
+
+/// One of the lines a multi-line search reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PvLine<M> {
+    /// The score for the side to move.
+    pub score: Score,
+    /// The line, first move first.
+    pub pv: Vec<M>,
+}
+
+/// The most lines one search reports ([`Engine::set_multi_pv`]).
+pub const MAX_MULTI_PV: usize = 8;
 
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,6 +107,7 @@ pub struct Engine<G: Game, E: Evaluator<G>> {
     threads: usize,
     level: Level,
     seed: u64,
+    multi_pv: usize,
     _game: PhantomData<fn(&G)>,
 }
 
@@ -128,6 +145,7 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
             threads: 1,
             level: Level::Maximum,
             seed: 0,
+            multi_pv: 1,
             _game: PhantomData,
         }
     }
@@ -198,6 +216,19 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
         self.seed = seed;
     }
 
+    /// Reports the best `lines` lines (1 to [`MAX_MULTI_PV`]) after each iteration, each
+    /// searched to the iteration's depth ([`SearchInfo::lines`]). More lines cost more
+    /// time per depth. Only at full strength: a lower level reports one line.
+    pub fn set_multi_pv(&mut self, lines: usize) {
+        self.multi_pv = lines.clamp(1, MAX_MULTI_PV);
+    }
+
+    /// How many lines a search reports.
+    #[must_use]
+    pub fn multi_pv(&self) -> usize {
+        self.multi_pv
+    }
+
     /// Forgets what earlier searches stored (start of a new game).
     pub fn new_game(&mut self) {
         self.tt.clear();
@@ -258,6 +289,10 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
                 only_on_panic: false,
             };
             let mut worker = Worker::new(0, game, &self.eval, &shared, settings, self.seed);
+            // The helpers search the best line only; a lower level chooses among moves.
+            if settings.margin == 0 {
+                worker.multi_pv = self.multi_pv;
+            }
             let main = worker.iterate(max_depth, &mut info);
             drop(abort);
             let helpers: Vec<_> = handles
@@ -294,6 +329,24 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
             pv,
         }
     }
+}
+
+/// The lines of the last iteration after the best line changed in an interrupted one:
+/// the new best line first, then the others that do not start with its move.
+fn lines_after_change<M: Copy + PartialEq>(
+    lines: &[(i32, Vec<M>)],
+    score: i32,
+    pv: &[M],
+) -> Vec<(i32, Vec<M>)> {
+    let mut out = vec![(score, pv.to_vec())];
+    out.extend(
+        lines
+            .iter()
+            .filter(|(_, line)| line.first() != pv.first())
+            .take(lines.len().saturating_sub(1))
+            .cloned(),
+    );
+    out
 }
 
 /// Sets its flag when dropped: on unwinding, and with `only_on_panic` false on return
@@ -381,6 +434,8 @@ struct WorkerResult<M> {
     pv: Vec<M>,
     nodes: u64,
     root: Vec<RootScore<M>>,
+    /// The best lines of the last iteration (score, line), best first.
+    lines: Vec<(i32, Vec<M>)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -456,6 +511,11 @@ struct Worker<'a, G: Game, E: Evaluator<G>> {
     /// With staged moves: how many of the root's moves are forcing (they come first).
     root_forcing: usize,
     attempt: u32,
+    /// Lines to search in each iteration (the main thread; 1 for helpers).
+    multi_pv: usize,
+    /// The root moves before this one are the lines already searched in this
+    /// iteration: the root search looks only at the rest.
+    pv_start: usize,
     lmr: Vec<[u8; 64]>,
 }
 
@@ -504,6 +564,8 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             root: Vec::new(),
             root_forcing: 0,
             attempt: 0,
+            multi_pv: 1,
+            pv_start: 0,
             lmr,
         }
     }
@@ -564,6 +626,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             pv: Vec::new(),
             nodes: 0,
             root: Vec::new(),
+            lines: Vec::new(),
         };
         let to_move = self.game.to_move();
         if let Some(outcome) = self.game.outcome() {
@@ -596,6 +659,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 score: result.score,
                 exact: true,
             }];
+            result.lines = vec![(result.score, result.pv.clone())];
             if self.is_main() {
                 self.report(&result, info);
             }
@@ -646,6 +710,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 {
                     result.pv = better.pv.clone();
                     result.score = better.score;
+                    result.lines = lines_after_change(&result.lines, result.score, &result.pv);
                 }
                 break;
             }
@@ -662,6 +727,23 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                     exact: r.bound == Bound::Exact,
                 })
                 .collect();
+            let completed = self.more_lines(depth, iteration, &result.lines);
+            let shown = self.multi_pv.min(self.root.len());
+            result.lines = if completed && shown > 1 {
+                // Best first: a later line, searched with a full window, may score above
+                // the first (whose rivals had only bounds): it is then the best line.
+                self.root[..shown].sort_by_key(|r| std::cmp::Reverse(r.score));
+                result.score = self.root[0].score;
+                result.pv = self.root[0].pv.clone();
+                self.root[..shown]
+                    .iter()
+                    .map(|r| (r.score, r.pv.clone()))
+                    .collect()
+            } else if completed {
+                vec![(score, result.pv.clone())]
+            } else {
+                lines_after_change(&result.lines, score, &result.pv)
+            };
             if result.pv.first().copied() == previous_best {
                 stable_iterations += 1;
             } else {
@@ -675,7 +757,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             }
             result.nodes = self.nodes;
             self.report(&result, info);
-            if self.should_stop_iterating(&result, stable_iterations) {
+            if !completed || self.should_stop_iterating(&result, stable_iterations) {
                 break;
             }
         }
@@ -695,7 +777,32 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             time,
             pv: result.pv.clone(),
             hashfull: self.shared.tt.permille_full(),
+            lines: result
+                .lines
+                .iter()
+                .map(|(score, pv)| PvLine {
+                    score: Score(*score),
+                    pv: pv.clone(),
+                })
+                .collect(),
         });
+    }
+
+    /// After the best line of an iteration: the next best lines to the same depth, each
+    /// among the root moves the earlier lines do not start with (multi-PV). False when
+    /// the search was stopped before they were all searched.
+    fn more_lines(&mut self, depth: i32, iteration: u32, last: &[(i32, Vec<G::Move>)]) -> bool {
+        let shown = self.multi_pv.min(self.root.len());
+        for k in 1..shown {
+            self.pv_start = k;
+            let previous = last.get(k).map_or(self.root[k].score, |line| line.0);
+            let (_, completed) = self.aspiration(depth, previous, iteration);
+            self.pv_start = 0;
+            if !completed {
+                return false;
+            }
+        }
+        true
     }
 
     fn should_stop_iterating(&self, result: &WorkerResult<G::Move>, stable: u32) -> bool {
@@ -763,7 +870,8 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         let window_alpha = alpha;
         let mut best = -Score::INFINITE;
         let mut best_index = None;
-        for i in 0..self.root.len() {
+        let first = self.pv_start;
+        for i in first..self.root.len() {
             let mv = self.root[i].mv;
             // A lower level wants exact scores for every move near the best, to choose
             // among them.
@@ -774,7 +882,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             };
             self.game.play(mv);
             let mut score;
-            if i == 0 {
+            if i == first {
                 score = -self.search(depth - 1, 1, -beta, -floor);
             } else {
                 score = -self.search(depth - 1, 1, -floor - 1, -floor);
@@ -817,9 +925,11 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 }
             }
         }
-        // Best first; the rest keep their order among equals.
-        self.root.sort_by_key(|r| std::cmp::Reverse(r.score));
-        if !self.aborted {
+        // Best first; the rest keep their order among equals (the lines already searched
+        // in this iteration stay where they are).
+        self.root[first..].sort_by_key(|r| std::cmp::Reverse(r.score));
+        // The best of the moves after the first lines is not the position's best.
+        if !self.aborted && first == 0 {
             let bound = if best >= beta {
                 Bound::Lower
             } else if best_index.is_some() && best > -Score::INFINITE {

@@ -166,6 +166,14 @@ pub(crate) fn info_text<G: EngineGame>(game: &G, info: &SearchInfo<G::Move>) -> 
         time: info.time,
         hashfull: info.hashfull,
         pv: line_texts(game, &info.pv),
+        lines: info
+            .lines
+            .iter()
+            .map(|line| engine::PvLine {
+                score: line.score,
+                pv: line_texts(game, &line.pv),
+            })
+            .collect(),
     }
 }
 

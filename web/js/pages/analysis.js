@@ -1,10 +1,13 @@
 // Analysis: any position (a game's, a pasted position string, or the start) with the
-// engine's evaluation bar, best line and depth updating while it thinks; moves can be
-// tried on the board. A finished game gets a computer review: the evaluation over the
-// whole game with mistakes and blunders marked.
-import { h, errorNotice, errorText, errorCodeText, setTitle, toast } from '../ui.js';
+// engine's evaluation bar, its best lines (three, each with its evaluation) and depth
+// updating while it thinks, and its moves drawn as arrows; moves can be tried on the
+// board. The address holds the position and the line (`/analysis?kind=…&position=…&
+// moves=…&ply=…`, or `?game=…&ply=…`), so it can be shared or bookmarked. A finished
+// game gets a computer review: the evaluation over the whole game with mistakes and
+// blunders marked.
+import { h, errorNotice, errorText, errorCodeText, setTitle, toast, copyLink } from '../ui.js';
 import { t } from '../i18n.js';
-import { api } from '../api.js';
+import { api, ApiError } from '../api.js';
 import { Socket } from '../socket.js';
 import { Board, pieceSvg } from '../board.js';
 import { MoveList } from '../movelist.js';
@@ -18,6 +21,11 @@ import { positionString } from '../position.js';
 /** @typedef {import('../types.js').PlayedMove} PlayedMove */
 /** @typedef {{ply: number, score: Score, best: string, class: "mistake" | "blunder" | null}} ReviewPly */
 
+/** How many of the engine's best lines are shown. */
+const LINES = 3;
+/** How many moves of each line are listed. */
+const LINE_MOVES = 10;
+
 /** @param {HTMLElement} main */
 export async function render(main) {
   setTitle(t('analysis.title'));
@@ -27,9 +35,13 @@ export async function render(main) {
   let kind = /** @type {GameKind} */ (params.get('kind') ?? 'copenhagen');
   if (!GAME_KINDS.includes(kind)) kind = 'copenhagen';
   let start = params.get('position') ?? '';
-  /** @type {string[]} every move of the line being looked at */
-  let line = [];
-  let ply = 0;
+  /** @type {string[]} every move of the line being looked at (`moves`: space-separated) */
+  let line = (params.get('moves') ?? '').split(/\s+/).filter(Boolean);
+  /** the ply shown (`ply`; the whole line when absent) */
+  const askedPly = params.has('ply') ? Number(params.get('ply')) : null;
+  let ply = askedPly !== null && Number.isInteger(askedPly) ? Math.max(0, Math.min(line.length, askedPly)) : line.length;
+  /** @type {string[]} the game's own moves (a line that differs is written in the address) */
+  let gameLine = [];
   let finishedGame = false;
   /** @type {Awaited<ReturnType<typeof api.position>> | null} */
   let current = null;
@@ -68,7 +80,8 @@ export async function render(main) {
   const depthEl = h('span', { id: 'depth' }, '–');
   const scoreEl = h('span', { id: 'score' }, '–');
   const nodesEl = h('span', { class: 'muted small' });
-  const pvEl = h('p', { class: 'pv', id: 'pv' }, '–');
+  const pvEl = h('ol', { class: 'pv-lines', id: 'pv-lines', 'aria-label': t('analysis.lines') }, h('li', null, '–'));
+  const shareBox = h('div', { class: 'stack', id: 'share' });
   const engineButton = h('button', { type: 'button', class: 'btn btn--primary', id: 'engine-toggle', 'aria-pressed': 'false', onclick: () => toggleEngine() }, t('analysis.start'));
   const status = h('div', { 'aria-live': 'polite' });
   const reviewBox = h('div', { class: 'stack', id: 'review' });
@@ -173,8 +186,9 @@ export async function render(main) {
         h('h1', null, t('analysis.title')),
         h('div', { class: 'btn-row' }, engineButton, h('button', { type: 'button', class: 'btn', onclick: () => board.flip() }, t('play.flip'))),
         h('p', null, t('analysis.depth'), ' ', depthEl, ' · ', t('analysis.score'), ' ', scoreEl, ' ', nodesEl),
-        h('div', null, h('span', { class: 'muted small' }, t('analysis.best_line')), pvEl),
-        status),
+        h('div', { class: 'stack' }, h('span', { class: 'muted small' }, t('analysis.best_lines')), pvEl),
+        status,
+        h('div', null, h('span', { class: 'muted small' }, t('analysis.share')), shareBox)),
       moveList.el,
       h('details', { class: 'card', open: !gameId }, h('summary', null, h('strong', null, t('analysis.setup'))), setup),
       editor,
@@ -200,7 +214,41 @@ export async function render(main) {
     },
   });
 
-  /** @param {{depth: number, score: Score, nodes?: number, nps?: number, pv?: string[]}} info */
+  /**
+   * A line's score as the bar shows it (for the first player).
+   * @param {Score} score for the side to move
+   */
+  function forFirst(score) {
+    return current && current.board.to_move === 'second' ? negate(score) : score;
+  }
+
+  /**
+   * The engine's lines: listed with their evaluations (a click on one plays its first
+   * move), and their first moves drawn as arrows, the best boldest.
+   * @param {Array<{score: Score, pv: string[]}>} lines
+   */
+  function showLines(lines) {
+    if (!current) return;
+    const legal = current.legal_moves;
+    pvEl.replaceChildren(...lines.map((l, i) => h('li', { dataset: { line: String(i + 1) } },
+      h('span', { class: 'pv-lines__score' }, scoreText(forFirst(l.score))),
+      h('span', { class: 'pv-lines__moves' },
+        h('button', { type: 'button', dataset: { move: l.pv[0] ?? '' }, 'aria-label': t('analysis.play_line', { move: l.pv[0] ?? '' }), onclick: () => {
+          const move = legal.find((m) => m.text === l.pv[0]);
+          if (move) board.play(move);
+        } }, l.pv[0] ?? ''),
+        l.pv.length > 1 ? ` ${l.pv.slice(1, LINE_MOVES).join(' ')}${l.pv.length > LINE_MOVES ? ' …' : ''}` : ''))));
+    if (!lines.length) pvEl.replaceChildren(h('li', null, '–'));
+    /** @type {import('../board.js').BoardArrow[]} */
+    const arrows = [];
+    lines.forEach((l, i) => {
+      const move = legal.find((m) => m.text === l.pv[0]);
+      if (move && !arrows.some((a) => a.move.text === move.text)) arrows.push({ move, best: i === 0 });
+    });
+    board.setArrows(arrows);
+  }
+
+  /** @param {{depth: number, score: Score, nodes?: number, nps?: number, pv?: string[], lines?: Array<{score: Score, pv: string[]}>}} info */
   function showInfo(info) {
     if (!current) return;
     // Engines score for the side to move; the bar shows the first player's side.
@@ -213,7 +261,28 @@ export async function render(main) {
     depthEl.textContent = String(info.depth);
     scoreEl.textContent = scoreText(forFirst);
     nodesEl.textContent = info.nps ? t('analysis.speed', { nps: Math.round(info.nps / 1000) }) : '';
-    pvEl.textContent = (info.pv ?? []).join(' ') || '–';
+    showLines(info.lines?.length ? info.lines : info.pv?.length ? [{ score: info.score, pv: info.pv }] : []);
+  }
+
+  /**
+   * Writes the position in the address (without a new history entry), and offers it to
+   * copy: a game and the ply shown, or the kind, the start position, the line and the
+   * ply.
+   */
+  function share() {
+    const query = new URLSearchParams();
+    const ofGame = !!gameId && finishedGame;
+    if (ofGame) query.set('game', /** @type {string} */ (gameId));
+    else {
+      query.set('kind', kind);
+      if (start) query.set('position', start);
+    }
+    const sameAsGame = ofGame && line.length === gameLine.length && line.every((m, i) => m === gameLine[i]);
+    if (line.length && !sameAsGame) query.set('moves', line.join(' '));
+    if (ply !== line.length) query.set('ply', String(ply));
+    const address = `/analysis?${query}`;
+    if (location.pathname === '/analysis' && location.pathname + location.search !== address) history.replaceState(history.state, '', address);
+    shareBox.replaceChildren(copyLink(new URL(address, location.href).href, 'analysis-link'));
   }
 
   function drawEngineButton() {
@@ -223,7 +292,7 @@ export async function render(main) {
 
   function analyse() {
     if (!current) return;
-    socket.send({ t: 'analyze', kind, position: start, moves: line.slice(0, ply), time_ms: 30000 });
+    socket.send({ t: 'analyze', kind, position: start, moves: line.slice(0, ply), time_ms: 30000, lines: LINES });
   }
 
   function toggleEngine() {
@@ -233,10 +302,41 @@ export async function render(main) {
     drawEngineButton();
   }
 
+  /**
+   * A line the rules stop part-way (an address written by hand, or cut): finds its first
+   * move that is not legal, keeps the line before it, and says which. False when the
+   * position itself does not load.
+   */
+  async function cutLine() {
+    try {
+      await api.position(kind, start, []);
+    } catch {
+      return false;
+    }
+    let good = 0;
+    let bad = ply;
+    while (bad - good > 1) {
+      const middle = Math.floor((good + bad) / 2);
+      try {
+        await api.position(kind, start, line.slice(0, middle));
+        good = middle;
+      } catch {
+        bad = middle;
+      }
+    }
+    const wrong = line[bad - 1];
+    line = line.slice(0, good);
+    ply = good;
+    await load();
+    status.replaceChildren(h('p', { class: 'notice notice--error', id: 'bad-line', role: 'alert' }, t('analysis.bad_move', { number: bad, move: wrong })));
+    return true;
+  }
+
   async function load() {
     try {
       current = await api.position(kind, start, line.slice(0, ply));
     } catch (error) {
+      if (ply > 0 && error instanceof ApiError && error.status === 400 && await cutLine()) return;
       status.replaceChildren(errorNotice(error));
       // Still show the start position (drawn from the rules' own data) if that is asked.
       if (!start && ply === 0) {
@@ -253,6 +353,8 @@ export async function render(main) {
     status.replaceChildren();
     evalBar.dataset.kind = kind;
     shownView = current.board;
+    showLines([]);
+    share();
     const moves = current.moves;
     board.set({
       board: current.board,
@@ -351,9 +453,11 @@ export async function render(main) {
       } else {
         start = game.start_position ?? '';
         positionInput.value = start;
-        line = game.moves.map((m) => m.text);
+        gameLine = game.moves.map((m) => m.text);
+        // A line tried from the game (`moves`) is the one shown; else the game's.
+        if (!params.has('moves')) line = gameLine;
         firstOffset = game.moves[0]?.player === 'second' ? 1 : 0;
-        ply = line.length;
+        ply = askedPly !== null && Number.isInteger(askedPly) ? Math.max(0, Math.min(line.length, askedPly)) : line.length;
         finishedGame = game.status === 'finished';
       }
     } catch (error) {

@@ -1,6 +1,9 @@
-// A game: the board, both players and clocks, the moves, the actions (resign, draw,
-// takeback against the AI, abort, rematch), the result in words, and the watchers. The
-// game socket keeps it live and catches up after a dropped connection.
+// A game: the board, both players and clocks, the pieces each side lost, the moves, the
+// actions (resign, draw, takeback against the AI, abort, rematch), the result in words,
+// and the watchers. A move may be typed (as the move list writes it), queued as a
+// premove in a live game while the opponent thinks, or held for confirmation in a
+// correspondence game (a setting). The game socket keeps it live and catches up after a
+// dropped connection.
 import { h, toast, confirmDialog, errorNotice, errorText, errorCodeText, setTitle, timeControlText, copyLink, formatDate } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
@@ -17,6 +20,8 @@ import { playSound } from '../sound.js';
 import { conditionalPanel } from '../conditional.js';
 import { Chat } from '../chat.js';
 import { goalText, rulesHref, setRulesContext } from '../guide.js';
+import { positionString } from '../position.js';
+import { lostPieces, lostEl } from '../captured.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').Side} Side */
@@ -34,6 +39,59 @@ const other = (side) => (side === 'first' ? 'second' : 'first');
  * @param {import('../types.js').GameStatus} status
  */
 const isOver = (status) => status === 'finished' || status === 'aborted';
+
+/** @typedef {import('../types.js').MoveInfo} MoveInfo */
+
+/**
+ * The squares a move goes through, as the move list names them: its path (a Camelot
+ * canter or jump sequence), else its start and end.
+ * @param {MoveInfo} m
+ * @param {import('../types.js').BoardView} view
+ */
+const squaresOf = (m, view) => (m.path.length > 1 ? m.path : [m.from, m.to])
+  .map((sq) => `${view.file_names[sq.file]}${view.rank_names[sq.rank]}`.toLowerCase());
+
+/**
+ * The moves among `moves` that `typed` names: its text (any case), or its squares in
+ * order — start and end, the whole path, or start, end and the captures, as
+ * `h6-h8xg8` — with `-`, `x` or spaces between them. `null` when `typed` is not written
+ * as squares of this board.
+ * @param {string} typed
+ * @param {MoveInfo[]} moves
+ * @param {import('../types.js').BoardView} view
+ * @returns {MoveInfo[] | null}
+ */
+export function movesNamed(typed, moves, view) {
+  const text = typed.trim().toLowerCase();
+  const squares = text.split(/[\s,>x×:-]+/).filter(Boolean);
+  const names = new Set();
+  for (const f of view.file_names) for (const r of view.rank_names) names.add(`${f}${r}`.toLowerCase());
+  if (squares.length < 2 || !squares.every((sq) => names.has(sq))) return null;
+  const exact = moves.filter((m) => m.text.toLowerCase() === text);
+  if (exact.length) return exact;
+  const key = squares.join(' ');
+  return moves.filter((m) => {
+    const path = squaresOf(m, view);
+    const ends = [path[0], path[path.length - 1]];
+    const captures = m.captures.map((sq) => `${view.file_names[sq.file]}${view.rank_names[sq.rank]}`.toLowerCase());
+    return [path, ends, [...ends, ...captures]].some((line) => line.join(' ') === key);
+  });
+}
+
+/**
+ * The move of `moves` that a queued premove is: the same text, else the only one with
+ * its squares (the captures it makes may differ from those foreseen).
+ * @param {MoveInfo} queued
+ * @param {MoveInfo[]} moves
+ */
+function premoveNow(queued, moves) {
+  const same = moves.find((m) => m.text === queued.text);
+  if (same) return same;
+  const at = (/** @type {import('../types.js').Square[]} */ path) => path.map((sq) => `${sq.file}.${sq.rank}`).join(' ');
+  const path = at(queued.path.length > 1 ? queued.path : [queued.from, queued.to]);
+  const found = moves.filter((m) => at(m.path.length > 1 ? m.path : [m.from, m.to]) === path);
+  return found.length === 1 ? found[0] : null;
+}
 
 /**
  * @param {HTMLElement} main
@@ -79,25 +137,127 @@ export async function render(main, [id]) {
   }
   setAbsent(game.absent);
 
+  /** A live game (timed, not correspondence): premoves are offered. */
+  const isLive = () => game.time_control !== 'untimed' && !/d$/.test(game.time_control);
+  /** A correspondence game (DAYSd). */
+  const isCorrespondence = () => /d$/.test(game.time_control);
+  /** @type {MoveInfo | null} the move queued while the opponent is to move */
+  let premove = null;
+  /** @type {MoveInfo[]} the player's moves in the position now, were it their turn */
+  let premoveMoves = [];
+  /** which position `premoveMoves` are of */
+  let premoveFor = '';
+  /** @type {MoveInfo | null} a correspondence move shown, waiting for Confirm */
+  let pending = null;
+
   const boardEl = h('div', { class: 'play__board-inner' });
   const board = new Board(boardEl, {
     orientation: orientationFor(game.you),
     coordinates: settings.coordinates,
     sound: settings.sound,
     onMove: (move) => {
-      socket.send({ t: 'move', rev: game.rev, move: move.text });
+      if (settings.confirmMoves && isCorrespondence()) {
+        // Shown on the board; sent once confirmed.
+        pending = move;
+        drawConfirm();
+        return;
+      }
+      sendMove(move);
+    },
+    onPremove: (move) => {
+      premove = move;
+      drawPremoveNote();
     },
   });
+  /** @param {MoveInfo} move */
+  function sendMove(move) {
+    socket.send({ t: 'move', rev: game.rev, move: move.text });
+  }
   const clocks = new ClockPair({ sound: () => settings.sound });
   let shownPly = game.moves.length;
   const moveList = new MoveList((ply) => {
     browsing = ply === game.moves.length ? null : ply;
     drawBoard();
+    drawPlayers();
   });
 
   const topBar = h('div', { class: 'player-bar' });
   const bottomBar = h('div', { class: 'player-bar' });
   const status = h('div', { class: 'stack', 'aria-live': 'polite' });
+  const premoveNote = h('p', { class: 'muted small premove-note', id: 'premove-note', hidden: true });
+
+  // A move typed as the move list writes it (`d1-d3`, `E10xE8xC8`).
+  const moveText = /** @type {HTMLInputElement} */ (h('input', {
+    type: 'text', id: 'move-text', autocomplete: 'off', autocapitalize: 'off', spellcheck: false, enterkeyhint: 'send',
+    placeholder: t('play.type_placeholder', { example: game.kind === 'camelot' ? 'F2-F4' : 'd1-d3' }),
+  }));
+  const moveError = h('p', { class: 'notice notice--error move-input__error', id: 'move-error', role: 'alert', hidden: true });
+  const moveForm = h('form', { class: 'move-input', id: 'move-form', hidden: true },
+    h('label', { class: 'visually-hidden', for: 'move-text' }, t('play.type_label')),
+    moveText,
+    h('button', { type: 'submit', class: 'btn btn--small' }, t('play.type_play')),
+    moveError);
+  moveForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const said = typedMove(moveText.value);
+    moveError.hidden = !said;
+    moveError.textContent = said;
+    if (!said) moveText.value = '';
+  });
+  moveText.addEventListener('input', () => { moveError.hidden = true; });
+
+  /**
+   * Plays (or queues as a premove) the move `typed` names; the words of what is wrong
+   * with it, or '' once it is played.
+   * @param {string} typed
+   */
+  function typedMove(typed) {
+    if (!typed.trim()) return '';
+    const premoving = premoveAllowed();
+    if (!myTurn() && !premoving) return t('play.type_not_turn');
+    const legal = premoving ? premoveMoves : game.legal_moves;
+    const found = movesNamed(typed, legal, game.board);
+    if (found === null) return t('play.type_bad', { text: typed.trim(), example: legal[0]?.text ?? 'd1-d3' });
+    if (!found.length) return t('play.type_illegal', { move: typed.trim() });
+    browsing = null;
+    moveList.set(game.moves, game.moves.length);
+    drawBoard();
+    board.choose(found);
+    return '';
+  }
+
+  // The correspondence move waiting for Confirm, over the board.
+  const confirmBox = h('div', { class: 'move-confirm', id: 'move-confirm', role: 'group', hidden: true });
+  function drawConfirm() {
+    confirmBox.hidden = !pending;
+    if (!pending) return;
+    const move = pending;
+    confirmBox.replaceChildren(
+      h('p', null, t('play.confirm_move', { move: move.text })),
+      h('div', { class: 'btn-row' },
+        h('button', { type: 'button', class: 'btn btn--primary', id: 'move-confirm-yes', onclick: () => {
+          pending = null;
+          drawConfirm();
+          sendMove(move);
+        } }, t('play.confirm_yes')),
+        h('button', { type: 'button', class: 'btn', id: 'move-confirm-no', onclick: () => {
+          pending = null;
+          drawConfirm();
+          drawBoard();
+        } }, t('common.cancel'))));
+    /** @type {HTMLElement} */ (confirmBox.querySelector('#move-confirm-yes')).focus();
+  }
+
+  function drawPremoveNote() {
+    premoveNote.hidden = !premove;
+    premoveNote.textContent = premove ? t('play.premove_queued', { move: premove.text }) : '';
+  }
+  const escape = (/** @type {KeyboardEvent} */ e) => {
+    if (e.key !== 'Escape') return;
+    if (premove) board.cancelPremove();
+    else if (pending) /** @type {HTMLElement} */ (confirmBox.querySelector('#move-confirm-no')).click();
+  };
+  document.addEventListener('keydown', escape);
   const actions = h('div', { class: 'btn-row' });
   const watchers = h('p', { class: 'watchers' });
   const conn = h('p', { class: 'conn', role: 'status', hidden: true }, t('play.reconnecting'));
@@ -113,7 +273,7 @@ export async function render(main, [id]) {
   const goal = h('p', { class: 'play__goal', id: 'game-goal' });
   const drawGoal = () => goal.replaceChildren(goalText(game.kind, game.you), ' ',
     h('a', { href: rulesHref(game.kind), class: 'play__goal-rules' }, t('play.rules')));
-  const boardBox = h('div', { class: 'play__board', dataset: { kind: game.kind } }, topBar, boardEl, bottomBar);
+  const boardBox = h('div', { class: 'play__board', dataset: { kind: game.kind } }, topBar, boardEl, bottomBar, confirmBox);
   main.append(h('div', { class: 'play' },
     boardBox,
     h('aside', { class: 'play__side' },
@@ -121,7 +281,7 @@ export async function render(main, [id]) {
         h('h1', { class: 'play__title' }, gameName(game.kind)),
         h('p', { class: 'muted small', id: 'game-facts' }, `${timeControlText(game.time_control)} · ${game.rated ? t('lobby.rated') : t('lobby.casual')}`,
           game.played_at ? ` · ${formatDate(game.played_at)}` : ''),
-        goal, status, actions, conn),
+        goal, status, moveForm, premoveNote, actions, conn),
       moveList.el,
       tools,
       watchers,
@@ -143,8 +303,15 @@ export async function render(main, [id]) {
     return game.players.find((p) => p.side === side);
   }
 
+  /** The position on the board now (the one browsed to, or the live one). */
+  function shownView() {
+    const ply = browsing ?? game.moves.length;
+    return browsing === null || !game.start_board ? game.board : boardAt(game.start_board, game.moves, ply);
+  }
+
   function drawPlayers() {
     const bottom = board.orientation;
+    const view = shownView();
     for (const [bar, side] of /** @type {Array<[HTMLElement, Side]>} */ ([[bottomBar, bottom], [topBar, other(bottom)]])) {
       const p = playerOf(side);
       // An open seat has no name yet; an imported record may give none.
@@ -153,28 +320,82 @@ export async function render(main, [id]) {
         ? h('a', { href: `/player/${encodeURIComponent(p.name)}`, class: 'player-bar__name' }, name)
         : h('span', { class: 'player-bar__name' }, name);
       const rating = p && p.rating ? h('span', { class: 'muted small' }, ` ${Math.round(p.rating)}${p.provisional ? '?' : ''}`) : null;
+      // The pieces this side has lost, from the start to the position shown.
+      const lost = game.start_board ? lostEl(game.kind, side, lostPieces(game.start_board, view, side)) : null;
       bar.replaceChildren(
-        h('div', null, h('div', null, nameEl, rating), h('div', { class: 'player-bar__side' }, sideName(game.kind, side), game.you === side ? ` · ${t('play.you')}` : '')),
+        h('div', null, h('div', null, nameEl, rating), h('div', { class: 'player-bar__side' }, sideName(game.kind, side), game.you === side ? ` · ${t('play.you')}` : '', lost)),
         clocks.els[side]);
       bar.classList.toggle('is-to-move', game.status === 'ongoing' && game.board.to_move === side);
       bar.dataset.side = side;
     }
   }
 
+  /** Whether it is this player's move now. */
+  function myTurn() {
+    return game.status === 'ongoing' && game.you !== null && game.board.to_move === game.you;
+  }
+
+  /** Whether this player may queue a premove now: a live game, the opponent to move. */
+  function premoveAllowed() {
+    return isLive() && game.status === 'ongoing' && game.you !== null && game.board.to_move !== game.you;
+  }
+
+  /**
+   * Fetches the player's moves in the position now as if it were their turn (the server
+   * knows the rules), for choosing a premove.
+   */
+  async function loadPremoveMoves() {
+    const you = game.you;
+    if (!you) return;
+    const key = `${game.rev}`;
+    if (premoveFor === key) return;
+    premoveFor = key;
+    premoveMoves = [];
+    try {
+      const answer = await api.position(game.kind, positionString({ ...game.board, to_move: you }), []);
+      if (premoveFor !== key) return;
+      premoveMoves = answer.legal_moves;
+    } catch {
+      // No premove in this position.
+      return;
+    }
+    if (premoveAllowed() && browsing === null) drawBoard();
+  }
+
   function drawBoard() {
     const live = browsing === null;
     const ply = live ? game.moves.length : /** @type {number} */ (browsing);
-    const view = live || !game.start_board ? game.board : boardAt(game.start_board, game.moves, ply);
-    const mine = game.status === 'ongoing' && game.you !== null && game.board.to_move === game.you;
+    const view = shownView();
+    const mine = myTurn();
+    // A correspondence move waiting for Confirm is dropped if the position changes.
+    if (pending) {
+      pending = null;
+      drawConfirm();
+    }
+    if (premove && game.status !== 'ongoing') premove = null;
+    const queued = live && mine && premove ? premove : null;
+    const premoving = live && premoveAllowed();
+    if (premoving) void loadPremoveMoves();
     board.set({
       board: view,
-      legalMoves: live && mine ? game.legal_moves : [],
+      legalMoves: live && mine ? game.legal_moves : premoving ? premoveMoves : [],
       lastMove: ply > 0 ? game.moves[ply - 1] : null,
-      interactive: live && mine,
+      interactive: live && (mine || premoving),
       animate: ply === shownPly + 1,
+      premoving,
+      premove: premoving ? premove : null,
     });
     shownPly = ply;
     boardBox.classList.toggle('is-browsing', !live);
+    if (queued) {
+      // The player's turn has come: the queued move goes at once if it is legal now.
+      premove = null;
+      const move = premoveNow(queued, game.legal_moves);
+      if (move) board.play(move);
+      else toast(t('play.premove_dropped', { move: queued.text }));
+    }
+    drawPremoveNote();
+    moveForm.hidden = !(game.you && game.status === 'ongoing');
   }
 
   function drawStatus() {
@@ -418,6 +639,7 @@ export async function render(main, [id]) {
   return {
     destroy() {
       if (countdown !== null) clearInterval(countdown);
+      document.removeEventListener('keydown', escape);
       socket.close();
       clocks.stop();
       moveList.destroy();

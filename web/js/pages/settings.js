@@ -60,7 +60,7 @@ export async function render(main) {
       h('label', { for: `s-or-${value}` }, t(key)));
   }
   /**
-   * @param {"sound" | "coordinates"} key
+   * @param {"sound" | "coordinates" | "confirmMoves"} key
    * @param {string} label
    */
   const toggle = (key, label) => h('label', { class: 'check' },
@@ -72,7 +72,8 @@ export async function render(main) {
     h('div', { class: 'field' }, h('label', { for: 's-lang' }, t('settings.language')), language),
     h('div', { class: 'field' }, h('span', { class: 'label', id: 's-orientation-label' }, t('settings.orientation')), orientation),
     toggle('sound', t('settings.sound')),
-    toggle('coordinates', t('settings.coordinates'))),
+    toggle('coordinates', t('settings.coordinates')),
+    toggle('confirmMoves', t('settings.confirm_moves'))),
   h('section', { class: 'card form-card stack' }, h('h2', null, t('mine.notifications')), desktopControl()));
 
   const me = whoami() ?? (await refreshMe());

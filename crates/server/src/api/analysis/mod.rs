@@ -29,6 +29,9 @@ use crate::live::PlayedView;
 
 /// The longest one analysis may run.
 pub const MAX_ANALYSIS: Duration = Duration::from_secs(60);
+/// Most lines one analysis reports (multi-PV): each costs search time, within the same
+/// run and time limit.
+const MAX_LINES: usize = 5;
 /// Most moves a line to analyse may have.
 const MAX_LINE: usize = 1000;
 /// Most plies a review looks at.

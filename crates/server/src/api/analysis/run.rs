@@ -19,7 +19,7 @@ use games::AnyGame;
 use tokio::sync::{mpsc, oneshot};
 
 use super::review::{classify, for_first};
-use super::socket::{Reply, ScoreView};
+use super::socket::{LineView, Reply, ScoreView};
 use crate::live::{Asker, QuotaError, Ticket, Work};
 use crate::state::AppState;
 use crate::store::{StoredReview, now_ms};
@@ -81,19 +81,23 @@ fn engine() -> AnyEngine {
     })
 }
 
-/// Queues an analysis of `game` for up to `time`, its progress to `progress`.
+/// Queues an analysis of `game` for up to `time` reporting its best `lines` lines (the
+/// same one job, in the same time), its progress to `progress`.
 pub(super) fn analysis(
     state: &AppState,
     asker: Asker,
     game: AnyGame,
     time: Duration,
+    lines: usize,
     progress: mpsc::Sender<Reply>,
 ) -> Result<Running, QuotaError> {
     let (done_tx, done) = oneshot::channel();
     let ticket = state
         .ai
         .submit_analysis(Work::Analysis, asker, move |stop| {
-            let answer = engine().answer(&game, &Limits::move_time(time), stop, |info| {
+            let mut engine = engine();
+            engine.set_lines(lines);
+            let answer = engine.answer(&game, &Limits::move_time(time), stop, |info| {
                 // A reader that is behind misses this line; the next one supersedes it.
                 let _ = progress.try_send(Reply::Info {
                     depth: info.depth,
@@ -101,6 +105,14 @@ pub(super) fn analysis(
                     nodes: info.nodes,
                     nps: info.nps,
                     pv: info.pv.clone(),
+                    lines: info
+                        .lines
+                        .iter()
+                        .map(|line| LineView {
+                            score: line.score.into(),
+                            pv: line.pv.clone(),
+                        })
+                        .collect(),
                 });
             });
             let _ = done_tx.send(Reply::Done { best: answer.best });

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 
 use super::guard;
 use super::run::{self, Running};
-use super::{MAX_ANALYSIS, MAX_REVIEW_PLIES, line, start_of};
+use super::{MAX_ANALYSIS, MAX_LINES, MAX_REVIEW_PLIES, line, start_of};
 use crate::api::game_socket::{SOCKET_MESSAGE_LIMIT, send, sized};
 use crate::auth::Viewer;
 use crate::conn::SocketSlot;
@@ -34,7 +34,8 @@ const PROGRESS: usize = MAX_REVIEW_PLIES + 64;
 #[derive(Debug, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 enum Request {
-    /// Analyse this position and line, for up to `time_ms`.
+    /// Analyse this position and line, for up to `time_ms`, reporting the best `lines`
+    /// lines (1 to [`MAX_LINES`]; 1 when absent).
     Analyze {
         kind: GameKind,
         #[serde(default)]
@@ -43,6 +44,8 @@ enum Request {
         moves: Vec<String>,
         #[serde(default)]
         time_ms: Option<u64>,
+        #[serde(default)]
+        lines: Option<usize>,
     },
     /// A computer review of a finished game: every position searched for a fixed number
     /// of nodes (see [`run::REVIEW_NODES`]); computed once, then served from storage.
@@ -75,6 +78,13 @@ impl From<Score> for ScoreView {
     }
 }
 
+/// One of the best lines of an analysis: its score for the side to move, and its moves.
+#[derive(Debug, Serialize)]
+pub(super) struct LineView {
+    pub(super) score: ScoreView,
+    pub(super) pv: Vec<String>,
+}
+
 /// What the server sends on `/ws/analysis`.
 #[derive(Debug, Serialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
@@ -86,6 +96,8 @@ pub(super) enum Reply {
         nodes: u64,
         nps: u64,
         pv: Vec<String>,
+        /// The best lines, best first (the first is `score` and `pv`).
+        lines: Vec<LineView>,
     },
     /// The analysis ended (stopped, or out of time): its best move.
     Done {
@@ -238,7 +250,15 @@ async fn start(
             position,
             moves,
             time_ms,
+            lines,
         } => {
+            let lines = lines.unwrap_or(1);
+            if !(1..=MAX_LINES).contains(&lines) {
+                return Err(Reply::Error {
+                    code: "bad_message",
+                    message: format!("lines: from 1 to {MAX_LINES}, not {lines}"),
+                });
+            }
             let (game, _) = line(kind, &position, &moves).map_err(|why| Reply::Error {
                 code: "bad_position",
                 message: why,
@@ -256,7 +276,7 @@ async fn start(
             let time = time_ms
                 .map_or(MAX_ANALYSIS, Duration::from_millis)
                 .min(MAX_ANALYSIS);
-            run::analysis(state, asker.clone(), game, time, progress.clone()).map_err(quota)
+            run::analysis(state, asker.clone(), game, time, lines, progress.clone()).map_err(quota)
         }
         Request::Review { game } => {
             if guard::is_live_game(state, &game) {
