@@ -189,6 +189,17 @@ function tell(g, text, to) {
   }
 }
 
+/** Takes away the notices about the game now on screen: its own page says it (a game
+ * just made from the home page is told while the page is still on its way there). */
+function dropNoticesHere() {
+  for (const notice of document.querySelectorAll('.toast--game')) {
+    const game = /** @type {HTMLElement} */ (notice).dataset.game ?? '';
+    if (location.pathname === `/game/${encodeURIComponent(game)}`) notice.remove();
+  }
+}
+window.addEventListener('kingstable:navigate', dropNoticesHere);
+window.addEventListener('popstate', dropNoticesHere);
+
 /** @param {MySocketMessage} msg */
 function apply(msg) {
   if (msg.t === 'my_challenges') {

@@ -99,3 +99,12 @@ export function resultWords(kind, result, endedBy) {
   const headline = result.winner ? t(wins[result.winner]) : t('result.draw');
   return { headline, reason: reasonWords(kind, result.reason, endedBy) };
 }
+
+/**
+ * "3 won, 1 lost, 0 drawn", each count with its own plural form (Intl.PluralRules:
+ * "1 gagnée", "2 gagnées").
+ * @param {number} wins @param {number} losses @param {number} draws
+ */
+export function recordWords(wins, losses, draws) {
+  return [t('profile.won_n', { count: wins }), t('profile.lost_n', { count: losses }), t('profile.drawn_n', { count: draws })].join(', ');
+}

@@ -2,7 +2,7 @@
 import { h, errorNotice, setTitle, formatDate, playerLink, playerName } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
-import { gameName, reasonWords, sideName } from '../names.js';
+import { gameName, reasonWords, sideName, recordWords } from '../names.js';
 import { lineChart, fitChart, niceTicks } from '../chart.js';
 import { challengeCard } from '../challenge.js';
 import { whoami, onMe } from '../app.js';
@@ -27,7 +27,7 @@ export async function render(main, [name]) {
     ? h('div', { class: 'stat-grid' }, ...profile.ratings.map((r) => h('div', { class: 'stat', dataset: { kind: r.kind } },
       h('div', { class: 'stat__label' }, gameName(r.kind)),
       h('div', { class: 'stat__value' }, `${Math.round(r.rating)}${r.provisional ? '?' : ''}`),
-      h('div', { class: 'small muted' }, `±${Math.round(r.deviation)} · ${t('profile.record', { wins: r.wins, losses: r.losses, draws: r.draws })}`),
+      h('div', { class: 'small muted' }, `±${Math.round(r.deviation)} · ${recordWords(r.wins, r.losses, r.draws)}`),
       r.provisional ? h('div', { class: 'small muted' }, t('profile.provisional')) : null,
       r.rank ? h('a', { class: 'small profile__rank', href: `/players?game=${r.kind}` }, t('profile.rank', { rank: r.rank })) : null)))
     : h('p', { class: 'empty' }, t('profile.no_ratings'));
@@ -68,7 +68,7 @@ export async function render(main, [name]) {
       h('tbody', null, ...profile.opponents.map((o) => h('tr', null,
         h('td', null, o.opponent.type === 'user' ? playerLink(o.opponent) : playerName(o.opponent)),
         h('td', null, String(o.games)),
-        h('td', null, t('profile.record', { wins: o.wins, losses: o.losses, draws: o.draws })))))))
+        h('td', null, recordWords(o.wins, o.losses, o.draws)))))))
     : h('p', { class: 'empty' }, t('profile.no_games'));
 
   // Who the visitor is may be told after the page is drawn.
@@ -161,3 +161,4 @@ function canChallenge(name) {
   const me = whoami();
   return me?.kind === 'user' && me.name.toLowerCase() !== name.toLowerCase();
 }
+

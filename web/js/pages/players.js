@@ -4,7 +4,7 @@
 import { h, errorNotice, setTitle, formatDate } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
-import { GAME_KINDS, gameName } from '../names.js';
+import { GAME_KINDS, gameName, recordWords } from '../names.js';
 
 /** @typedef {import('../types.js').GameKind} GameKind */
 /** @typedef {import('../types.js').RatingList} RatingList */
@@ -65,7 +65,7 @@ export async function render(main) {
         h('a', { href: `/player/${encodeURIComponent(p.name)}` }, p.name),
         p.online ? h('span', { class: 'online-dot', title: t('players.is_online'), 'aria-label': t('players.is_online'), role: 'img' }) : null),
       h('td', null, h('strong', null, String(Math.round(p.rating))), h('span', { class: 'muted small' }, ` ±${Math.round(p.deviation)}`)),
-      h('td', null, t('players.games', { count: p.games }), h('span', { class: 'muted small' }, ` · ${t('profile.record', { wins: p.wins, losses: p.losses, draws: p.draws })}`)),
+      h('td', null, t('players.games', { count: p.games }), h('span', { class: 'muted small' }, ` · ${recordWords(p.wins, p.losses, p.draws)}`)),
       h('td', { class: 'small muted' }, t('players.last_active', { date: formatDate(p.last_active) }))));
     results.replaceChildren(...[
       h('table', { class: 'table players' },

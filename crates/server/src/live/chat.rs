@@ -268,31 +268,7 @@ pub async fn post(
         _ => {}
     }
     let text = text.trim();
-    if let Some(problem) = text_problem(text) {
-        return Err(refused(problem));
-    }
-    if !state.limiters.chat.take(key) {
-        return Err(refused(format!(
-            "too many messages: at most {BURST} in {} seconds",
-            u64::from(BURST) * REFILL.as_secs()
-        )));
-    }
-    let internal = |error: StoreError| {
-        tracing::error!(%error, "storing a chat message");
-        Refusal::new(SocketError::Internal, "the message cannot be stored now")
-    };
-    let now = now_ms();
-    if let Some(user) = &author.ident.user {
-        // Read at every message: a ban or mute from `kingstable admin` (another process)
-        // holds from the next message on, on sockets already open.
-        let sanction = state.store.sanction(user).await.map_err(internal)?;
-        if sanction.banned {
-            return Err(refused("your account may not chat (banned by a moderator)"));
-        }
-        if sanction.bars(now) {
-            return Err(refused("your account is muted in chat for now"));
-        }
-    }
+    let now = admit(state, key, author.ident.user.as_deref(), text).await?;
     let record = ChatRecord {
         id: String::new(),
         game_id: game_id.to_owned(),
@@ -307,11 +283,53 @@ pub async fn post(
         body: text.to_owned(),
         created_at: now,
     };
-    let stored = state.store.add_chat(&record).await.map_err(internal)?;
+    let stored = state.store.add_chat(&record).await.map_err(|error| {
+        tracing::error!(%error, "storing a chat message");
+        Refusal::new(SocketError::Internal, "the message cannot be stored now")
+    })?;
     if let Some(line) = ChatLine::of(&stored) {
         feed.chat(room, line.text());
     }
     Ok(())
+}
+
+/// The checks every chat message passes, in a game's room or the lobby: the text
+/// ([`text_problem`]), the author's rate limit (`key`: their user or guest id, game and
+/// lobby chat together) and the account's ban or mute. Returns the time of the message.
+///
+/// # Errors
+/// `chat_refused` with the reason; `internal` when the sanction cannot be read.
+pub(super) async fn admit(
+    state: &AppState,
+    key: &str,
+    user: Option<&str>,
+    text: &str,
+) -> Result<i64, Refusal> {
+    if let Some(problem) = text_problem(text) {
+        return Err(refused(problem));
+    }
+    if !state.limiters.chat.take(key) {
+        return Err(refused(format!(
+            "too many messages: at most {BURST} in {} seconds",
+            u64::from(BURST) * REFILL.as_secs()
+        )));
+    }
+    let now = now_ms();
+    if let Some(user) = user {
+        // Read at every message: a ban or mute from `kingstable admin` (another process)
+        // holds from the next message on, on sockets already open.
+        let sanction = state.store.sanction(user).await.map_err(|error| {
+            tracing::error!(%error, "reading a chat sanction");
+            Refusal::new(SocketError::Internal, "the message cannot be stored now")
+        })?;
+        if sanction.banned {
+            return Err(refused("your account may not chat (banned by a moderator)"));
+        }
+        if sanction.bars(now) {
+            return Err(refused("your account is muted in chat for now"));
+        }
+    }
+    Ok(now)
 }
 
 /// Loads the recent messages of `game_id` into its feed (a game resumed at start).

@@ -13,12 +13,12 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use super::chat::{self, Author, BURST, REFILL};
+use super::chat::{self, Author};
 use super::feed::to_text;
 use super::lock;
 use super::messages::{Refusal, SocketError};
 use crate::state::AppState;
-use crate::store::{ChatRecord, StoreError, now_ms};
+use crate::store::{ChatRecord, StoreError};
 
 /// How many messages the lobby keeps for the sockets that open later.
 pub const HISTORY: usize = 50;
@@ -161,29 +161,11 @@ pub async fn post(state: &AppState, author: &Author, text: &str) -> Result<(), R
         return Err(refused("sign in to chat in the lobby"));
     };
     let text = text.trim();
-    if let Some(problem) = chat::text_problem(text) {
-        return Err(refused(problem));
-    }
-    if !state.limiters.chat.take(user) {
-        return Err(refused(format!(
-            "too many messages: at most {BURST} in {} seconds",
-            u64::from(BURST) * REFILL.as_secs()
-        )));
-    }
+    let now = chat::admit(state, user, Some(user), text).await?;
     let internal = |error: StoreError| {
         tracing::error!(%error, "storing a lobby chat message");
         Refusal::new(SocketError::Internal, "the message cannot be stored now")
     };
-    let now = now_ms();
-    // Read at every message: a ban or mute from `kingstable admin` (another process)
-    // holds from the next message on, on sockets already open.
-    let sanction = state.store.sanction(user).await.map_err(internal)?;
-    if sanction.banned {
-        return Err(refused("your account may not chat (banned by a moderator)"));
-    }
-    if sanction.bars(now) {
-        return Err(refused("your account is muted in chat for now"));
-    }
     let record = state
         .store
         .add_lobby_chat(user, name, text, now)

@@ -153,21 +153,8 @@ impl Store {
         reason: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "INSERT INTO chat_reports (message_id, reporter, reason, created_at) \
-             VALUES ($1, $2, $3, $4)",
-        )
-        .bind(message_id)
-        .bind(reporter)
-        .bind(reason)
-        .bind(now)
-        .execute(&self.pool)
-        .await;
-        match done {
-            Ok(_) => Ok(true),
-            Err(error) if is_unique_violation(&error) => Ok(false),
-            Err(error) => Err(error.into()),
-        }
+        self.insert_report("chat_reports", message_id, reporter, reason, now)
+            .await
     }
 
     /// How many reports `message_id` has.
@@ -345,10 +332,26 @@ impl Store {
         reason: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "INSERT INTO lobby_reports (message_id, reporter, reason, created_at) \
-             VALUES ($1, $2, $3, $4)",
-        )
+        self.insert_report("lobby_reports", message_id, reporter, reason, now)
+            .await
+    }
+}
+
+impl Store {
+    /// One report into `table` (`chat_reports` or `lobby_reports`, whose columns are the
+    /// same); false when the reporter had reported the message already.
+    async fn insert_report(
+        &self,
+        table: &str,
+        message_id: &str,
+        reporter: &str,
+        reason: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(&format!(
+            "INSERT INTO {table} (message_id, reporter, reason, created_at) \
+             VALUES ($1, $2, $3, $4)"
+        ))
         .bind(message_id)
         .bind(reporter)
         .bind(reason)
