@@ -3,7 +3,7 @@
 //! idle keep-alive connection are closed, and the caps on connections and WebSockets
 //! per address refuse clearly (per forwarded address behind a proxy).
 
-mod common;
+use crate::common;
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
@@ -276,7 +276,7 @@ async fn behind_a_proxy_the_caps_apply_to_the_forwarded_address() {
 /// `/health`'s answer time beside 1,100 idle connections from one address: the
 /// measurement in `bench/RESULTS.md`. Against the server at `KINGSTABLE_TARGET` (e.g. the
 /// baseline binary started under `ulimit -n 1024`) or one started here:
-/// `KINGSTABLE_TARGET=http://127.0.0.1:8080 cargo test -p server --test conn -- --ignored --nocapture`.
+/// `KINGSTABLE_TARGET=http://127.0.0.1:8080 cargo test -p server --test server -- --ignored --nocapture conn::`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement, not a check: run by hand"]
 async fn measure_health_beside_idle_connections() {

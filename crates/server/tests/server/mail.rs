@@ -8,7 +8,7 @@
 //! Without aiosmtpd (`python3 -m pip install aiosmtpd`) the SMTP cases say they skipped,
 //! unless `KINGSTABLE_REQUIRE_SMTP=1`, which makes a missing aiosmtpd a failure.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write as _};
 use std::process::{Child, Command, Stdio};

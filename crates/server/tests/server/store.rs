@@ -1,7 +1,7 @@
 //! The storage layer the live-game layer builds on, on SQLite and on PostgreSQL: the
 //! lobby's challenges, and rating updates when many games finish at once.
 
-mod common;
+use crate::common;
 
 use game::{EndReason, GameKind, Outcome, Player};
 use server::store::{

@@ -3,7 +3,7 @@
 //! filtered and paged; each game as JSON; each kind exported and replayed by
 //! `games::record`; records imported, good and bad; and the player page over them.
 
-mod common;
+use crate::common;
 
 use game::{EndReason, GameKind, Outcome, Player};
 use games::record::{self, ReplayOptions};

@@ -4,7 +4,7 @@
 //! games. The bytes a move writes are measured by `bytes_written_per_move` (ignored:
 //! a measurement, see `bench/RESULTS.md`).
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
@@ -491,7 +491,7 @@ async fn measure(db: Database, label: &str) {
     store.close().await;
 }
 
-/// `cargo test --release -p server --test storage -- --ignored --nocapture bytes_written`
+/// `cargo test --release -p server --test server -- --ignored --nocapture storage::bytes_written`
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement, not a check: run by hand"]
 async fn bytes_written_per_move_sqlite() {

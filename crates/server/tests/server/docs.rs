@@ -1,7 +1,7 @@
 //! docs/API.md documents every endpoint and every error code, and every documented
 //! endpoint is routed.
 
-mod common;
+use crate::common;
 
 use reqwest::{Method, StatusCode};
 use server::ErrorCode;

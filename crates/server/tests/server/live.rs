@@ -5,7 +5,7 @@
 //! a claim against a player who left, games and guests that expire, and restarts (clean
 //! and SIGKILL) that charge the downtime to nobody.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -28,10 +28,10 @@ const COPENHAGEN_60: &str =
 
 /// A Fetlar game OpenTafl wrote, which the attackers win by capturing the king.
 const FETLAR_RECORD: &str =
-    include_str!("../../tafl/tests/data/opentafl-written-fetlar-king-captured.otg");
+    include_str!("../../../tafl/tests/data/opentafl-written-fetlar-king-captured.otg");
 
 /// The first twelve moves of the 2009 World Camelot Championship, game 1.
-const CAMELOT_WCF_2009_1: &str = include_str!("../../camelot/tests/data/wcf_2009_wc_game1.txt");
+const CAMELOT_WCF_2009_1: &str = include_str!("../../../camelot/tests/data/wcf_2009_wc_game1.txt");
 
 /// Both players' sockets and a spectator's on game `id`, each past its first `state`.
 async fn seated(server: &TestServer, a: &Client, b: &Client, id: &str) -> ([Socket; 2], Socket) {
@@ -1357,7 +1357,7 @@ fn server_child(database: &str) -> (std::process::Child, String) {
         .args([
             "--ignored",
             "--exact",
-            "server_process",
+            "live::server_process",
             "--nocapture",
             "--test-threads=1",
         ])
@@ -1438,7 +1438,7 @@ both!(killed, a_server_killed_mid_game_loses_nothing);
 /// The load measurement of the server issue: 50 games against the AI (level 6, whose
 /// opponents answer at once, so the AI pool never idles) while two people play each
 /// other; prints the people's move round trip (move sent → their own `events` back).
-/// Run it by hand: `cargo test --release -p server --test live -- --ignored load --nocapture`.
+/// Run it by hand: `cargo test --release -p server --test server -- --ignored live::load --nocapture`.
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "a measurement, not a check: run by hand"]
 async fn load_50_ai_games_and_two_people() {

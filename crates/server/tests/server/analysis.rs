@@ -4,7 +4,7 @@
 //! analysis for the quotas. Against a real server on 127.0.0.1, on SQLite and on
 //! PostgreSQL.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

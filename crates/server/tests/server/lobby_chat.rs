@@ -5,7 +5,7 @@
 //! a report reaches the moderators, and the last messages come again to a socket opened
 //! later, after a restart too, bounded in number.
 
-mod common;
+use crate::common;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};

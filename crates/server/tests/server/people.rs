@@ -3,7 +3,7 @@
 //! the rating list (`GET /api/ratings`), a player's rank, and who is online — against a
 //! real server on 127.0.0.1, on SQLite and PostgreSQL.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! who resigned, watcher counts that leave out the receiver, and a review made once and
 //! served from storage.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -20,7 +20,7 @@ const COPENHAGEN_60: &str =
     "k8-g8 h6-h8xg8 j6-j11 g6-j6 k7-k10 f6-i6 k5-i5 i6-i11xj11 k10-i10 i11-k11";
 
 /// Millar v Schachus, 2015: a Copenhagen record with its players and date.
-const MILLAR: &str = include_str!("../../tafl/tests/data/millar_vs_schachus_2015.otg");
+const MILLAR: &str = include_str!("../../../tafl/tests/data/millar_vs_schachus_2015.otg");
 
 async fn start(db: &Database) -> TestServer {
     TestServer::start(test_config(db)).await

@@ -4,7 +4,7 @@
 //! search in flight. Counted by the pool (searches started before it, searches ended
 //! while it waited), not timed.
 
-mod common;
+use crate::common;
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
@@ -285,7 +285,7 @@ async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
 /// and a one-minute analysis each on a socket never read): the measurement in
 /// `bench/RESULTS.md`. Against the server at `KINGSTABLE_TARGET` (e.g. the baseline
 /// binary) or, without it, one started here:
-/// `KINGSTABLE_TARGET=http://127.0.0.1:8080 cargo test --release -p server --test fair -- --ignored --nocapture`.
+/// `KINGSTABLE_TARGET=http://127.0.0.1:8080 cargo test --release -p server --test server -- --ignored fair:: --nocapture`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement, not a check: run by hand"]
 async fn measure_ai_move_delay_under_a_flood() {

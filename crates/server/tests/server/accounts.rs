@@ -4,7 +4,7 @@
 //! cannot sit in rated games; control characters are refused with 400; imported names
 //! are cleaned; the Origin check ignores `Host`; a damaged SQLite file is refused.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! coalesced changes and challenges (newest first, capped per poster, gone with their
 //! poster, the poster taken into the accepted game).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! limit, the language filter, control characters, a ban from another process taking
 //! hold on an open socket, and the chat stored and shown after the end.
 
-mod common;
+use crate::common;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};

@@ -1,7 +1,7 @@
 //! The HTTP API against a real server on 127.0.0.1, each case on a real SQLite file and
 //! on a real PostgreSQL (see `common`).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
