@@ -119,6 +119,13 @@ export const api = {
   gameChat: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/chat`),
   /** @param {string} id a chat message's id @param {string} [reason] */
   reportChat: (id, reason = '') => request('POST', `/api/chat/${encodeURIComponent(id)}/report`, { reason }),
+  /** For moderators: the latest reports. @returns {Promise<{reports: import('./types.js').ChatReport[]}>} */
+  modReports: () => request('GET', '/api/mod/reports'),
+  /**
+   * For moderators: bans, unbans or mutes an account in chat.
+   * @param {string} user @param {string} action `ban`, `unban` or `mute` @param {number} [minutes] for a mute
+   */
+  sanction: (user, action, minutes) => request('POST', '/api/mod/sanction', minutes === undefined ? { user, action } : { user, action, minutes }),
   /** The record download's address (`.otg` for tafl, WCF score for Camelot). @param {string} id */
   recordUrl: (id) => `/api/games/${encodeURIComponent(id)}/record`,
   /** @param {GameKind} kind @param {string} record @returns {Promise<{id: string}>} */

@@ -61,6 +61,21 @@ function saveMuted(names) {
  * @property {boolean} [lobby] the lobby's room, not a game's
  */
 
+/** The server's reasons for refusing a message (`chat_refused`), in words. */
+const REFUSALS = {
+  empty: 'chat.why_empty',
+  too_long: 'chat.why_too_long',
+  not_one_line: 'chat.why_not_one_line',
+  language: 'chat.why_language',
+  too_many: 'chat.why_too_many',
+  banned: 'chat.why_banned',
+  muted: 'chat.why_muted',
+  sign_in: 'chat.why_sign_in',
+  ai_game: 'chat.why_ai_game',
+  not_started: 'chat.why_not_started',
+  wrong_room: 'chat.why_wrong_room',
+};
+
 export class Chat {
   /**
    * @param {(message: {t: 'chat', room: ChatRoom, text: string}) => void} send
@@ -155,9 +170,15 @@ export class Chat {
     else this.drawTabs();
   }
 
-  /** @param {string} why the server's refusal */
-  refused(why) {
-    this.note.textContent = t('chat.refused', { why });
+  /**
+   * Shows why a message was not sent: the server's reason in the reader's language, or
+   * its words when the reason is one this page does not know.
+   * @param {string | undefined} reason the server's word (`muted`, `too_long`…)
+   * @param {string} words the server's message, in English
+   */
+  refused(reason, words) {
+    const key = REFUSALS[/** @type {keyof typeof REFUSALS} */ (reason ?? '')];
+    this.note.textContent = t('chat.refused', { why: key ? t(key) : words });
     this.note.classList.add('chat__note--error');
   }
 

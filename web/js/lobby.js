@@ -16,7 +16,7 @@ import { Socket } from './socket.js';
  *   challenge was accepted and became `game`
  * @property {(lines: LobbyChatLine[]) => void} [onChat] messages of the lobby chat (the
  *   last ones on connecting, then each new one)
- * @property {(code: string, message: string) => void} [onError] the server refused
+ * @property {(code: string, message: string, reason?: string) => void} [onError] the server refused
  *   something this page sent (a chat message)
  */
 
@@ -87,7 +87,7 @@ export class Lobby {
         this.options.onChat?.([{ id: msg.id, from: msg.from, text: msg.text, at: msg.at }]);
         break;
       case 'error':
-        this.options.onError?.(msg.code, msg.message);
+        this.options.onError?.(msg.code, msg.message, msg.reason);
         break;
       default:
         break;

@@ -28,6 +28,7 @@ const ROUTES = [
   [/^\/settings\/?$/, './pages/settings.js', '/settings'],
   [/^\/reset\/?$/, './pages/reset.js', '/signin'],
   [/^\/confirm\/?$/, './pages/confirm.js', '/settings'],
+  [/^\/moderation\/?$/, './pages/moderation.js', '/settings'],
 ];
 
 /** @type {PageHandle | void} */

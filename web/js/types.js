@@ -191,7 +191,7 @@
  * What the server sends on `/ws/game/{id}`.
  * @typedef {{t: "state", game: GameState} | EventsMessage | {t: "clocks", clocks: Clocks | null} |
  *   {t: "watchers", count: number} | {t: "rematch", id: string} | {t: "absent", absent: Absence[]} |
- *   {t: "error", code: string, message: string} | ChatMessage | {t: "pong"}} GameSocketMessage
+ *   {t: "error", code: string, message: string, reason?: string} | ChatMessage | {t: "pong"}} GameSocketMessage
  */
 
 /** A chat room: a game's two, or the lobby's. @typedef {"players" | "spectators" | "lobby"} ChatRoom */
@@ -206,6 +206,21 @@
  * @property {boolean} guest whether the author is a guest
  * @property {string} text
  * @property {number} at ms since the Unix epoch
+ */
+
+/**
+ * A reported chat message, for a moderator (`GET /api/mod/reports`).
+ * @typedef {object} ChatReport
+ * @property {string} message_id
+ * @property {string} [game_id] absent for the lobby chat
+ * @property {ChatRoom} room
+ * @property {string} author
+ * @property {boolean} author_is_account only accounts can be sanctioned
+ * @property {string} body
+ * @property {number} said_at
+ * @property {string} reporter
+ * @property {string} reason may be empty
+ * @property {number} reported_at
  */
 
 /**
@@ -249,7 +264,7 @@
  *    live: number, challenges_added: Challenge[], challenges_removed: string[]} |
  *   {t: "challenge_accepted", challenge: string, game: string} |
  *   ({t: "lobby_chat"} & LobbyChatLine) | {t: "lobby_chat_history", messages: LobbyChatLine[]} |
- *   {t: "error", code: string, message: string} | MySocketMessage} LobbySocketMessage
+ *   {t: "error", code: string, message: string, reason?: string} | MySocketMessage} LobbySocketMessage
  */
 
 /** @typedef {{cp: number} | {win_in: number} | {loss_in: number}} Score */
@@ -260,7 +275,7 @@ export {};
 
 /**
  * `GET /api/whoami`.
- * @typedef {{kind: "user", name: string, created_at: number} | {kind: "guest", name: string} | {kind: "anonymous"}} WhoAmI
+ * @typedef {{kind: "user", name: string, created_at: number, moderator?: boolean} | {kind: "guest", name: string} | {kind: "anonymous"}} WhoAmI
  */
 
 /** @typedef {{type: "user", name: string} | {type: "guest", name: string} | {type: "ai", level: number}} PlayerRef */

@@ -284,3 +284,62 @@ test('a challenge to one player: sent from their page, told to them at once, dec
     await p.context.close();
   }
 });
+
+test('moderation: a report reaches a moderator, whose mute holds on the author’s open page, said in the author’s language', { skip, timeout: 120000 }, async () => {
+  const s = /** @type {NonNullable<typeof server>} */ (server);
+  const a = await player();
+  const b = await player();
+  const m = await player(PHONE);
+  const nameA = await signUp(a.page, 'rude');
+  await signUp(b.page, 'rep');
+  const nameM = await signUp(m.page, 'mod');
+  // Not a moderator yet: no moderation on the settings page, and the page refuses.
+  await go(m.page, '/settings');
+  await m.page.waitForSelector('#s-current');
+  assert.equal(await m.page.locator('#moderation-link').count(), 0);
+  for (const p of [a, b]) await go(p.page, '/');
+  const line = `rude words ${nameA}`;
+  await a.page.fill('#lobby-chat .chat__input', line);
+  await a.page.click('#lobby-chat .chat__form button[type="submit"]');
+  await b.page.waitForSelector(`#lobby-chat .chat__line:has-text("${line}")`);
+  await b.page.click(`#lobby-chat .chat__line:has-text("${line}") .chat__act >> nth=1`);
+  await b.page.waitForSelector('.toast:has-text("Reported")');
+  // The operator makes m a moderator, from another process, while the server runs.
+  execFileSync(/** @type {string} */ (bin), ['admin', 'grant', 'moderator', nameM], { cwd: s.dir });
+  await go(m.page, '/settings');
+  await m.page.click('#moderation-link a');
+  await m.page.waitForURL((url) => url.pathname === '/moderation');
+  const report = m.page.locator(`.mod-report:has-text("${line}")`);
+  await report.waitFor();
+  assert.match(await report.textContent() ?? '', new RegExp(`${nameA}.*Lobby chat|Lobby chat.*${nameA}`, 's'));
+  assert.equal(await m.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
+  await shot(m.page, 'moderation-phone');
+  // The author reads the site in Italian; the mute holds on the page already open.
+  await a.page.selectOption('#lang', 'it');
+  await a.page.waitForSelector('#lobby-chat .chat__input');
+  await report.getByRole('button', { name: 'Mute 1 hour' }).click();
+  await m.page.waitForSelector('.notice--good');
+  await a.page.fill('#lobby-chat .chat__input', 'am I heard?');
+  await a.page.click('#lobby-chat .chat__form button[type="submit"]');
+  const note = a.page.locator('#lobby-chat .chat__note--error');
+  await note.waitFor();
+  assert.equal(await note.textContent(), 'Non inviato: un moderatore ha silenziato il tuo account nella chat per ora.');
+  await a.page.setViewportSize({ width: 1366, height: 768 });
+  await a.page.locator('#lobby-chat').scrollIntoViewIfNeeded();
+  await shot(a.page, 'lobby-chat-muted-it-1366');
+  // Unban by name lifts it: the author is heard again.
+  await m.page.fill('#mod-name', nameA);
+  await m.page.selectOption('#mod-action', 'unban');
+  await m.page.click('#mod-apply');
+  await m.page.waitForSelector(`.notice--good:has-text("${nameA} may chat again")`);
+  await a.page.fill('#lobby-chat .chat__input', 'sorry everyone');
+  await a.page.click('#lobby-chat .chat__form button[type="submit"]');
+  await b.page.waitForSelector('#lobby-chat .chat__line:has-text("sorry everyone")');
+  // A player who is not a moderator is told so on the page.
+  await go(b.page, '/moderation');
+  await b.page.waitForSelector('#mod-reports .notice--error');
+  for (const p of [a, b, m]) {
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});

@@ -621,7 +621,7 @@ export async function render(main, [id]) {
           break;
         case 'error': {
           if (msg.code === 'chat_refused') {
-            chat.refused(msg.message);
+            chat.refused(msg.reason, String(msg.message ?? ''));
             break;
           }
           toast(errorCodeText(String(msg.code ?? '')));

@@ -211,8 +211,10 @@ export async function render(main) {
     onGames: drawLive,
     onChallenges: drawChallenges,
     onChat: (lines) => chat.receiveLobby(lines),
-    onError: (code, message) => {
-      if (code === 'chat_refused' || code === 'rate_limited') chat.refused(message);
+    onError: (code, message, reason) => {
+      if (code === 'chat_refused') chat.refused(reason, message);
+      // The socket's own message limit: the same as the chat's, in the reader's words.
+      else if (code === 'rate_limited') chat.refused('too_many', message);
     },
     onAccepted: (game) => {
       // Someone took this visitor's challenge: the game has started, go there.

@@ -113,5 +113,11 @@ export async function render(main) {
         h('button', { type: 'button', class: 'btn', onclick: () => signOut(api.signout) }, t('settings.signout')),
         h('button', { type: 'button', class: 'btn btn--danger', onclick: () => signOut(api.signoutEverywhere) }, t('settings.signout_everywhere')))));
     main.append(await mailSection());
+    if (me.moderator) {
+      main.append(h('section', { class: 'card form-card stack', id: 'moderation-link' },
+        h('h2', null, t('mod.title')),
+        h('p', { class: 'muted' }, t('mod.you_are')),
+        h('a', { class: 'btn', href: '/moderation' }, t('mod.open'))));
+    }
   }
 }

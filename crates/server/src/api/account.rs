@@ -217,12 +217,22 @@ pub async fn change_password(
 }
 
 /// `GET /api/whoami`.
-pub async fn whoami(viewer: Viewer) -> axum::Json<WhoAmI> {
-    axum::Json(match &viewer {
-        Viewer::User { user, .. } => WhoAmI::user(user),
+///
+/// # Errors
+/// On a database failure (reading the moderator role).
+pub async fn whoami(
+    State(state): State<AppState>,
+    viewer: Viewer,
+) -> Result<axum::Json<WhoAmI>, ApiError> {
+    Ok(axum::Json(match &viewer {
+        Viewer::User { user, .. } => WhoAmI::User {
+            name: user.username.clone(),
+            created_at: user.created_at,
+            moderator: state.store.is_moderator(&user.id).await?,
+        },
         Viewer::Guest(guest) => WhoAmI::guest(guest),
         Viewer::Anonymous => WhoAmI::Anonymous,
-    })
+    }))
 }
 
 /// `POST /api/guest`: makes the visitor a guest (201, with a cookie) unless they already

@@ -12,6 +12,7 @@ mod games;
 mod lobby_socket;
 mod mail;
 mod me;
+mod moderation;
 mod ops;
 mod players;
 mod standings;
@@ -83,6 +84,8 @@ pub const ENDPOINTS: &[(&str, &str)] = &[
     ("POST", "/api/import"),
     ("GET", "/api/games/{id}/chat"),
     ("POST", "/api/chat/{id}/report"),
+    ("GET", "/api/mod/reports"),
+    ("POST", "/api/mod/sanction"),
 ];
 
 /// The whole application: the API, `/health`, `/metrics`, and the web client for every
@@ -140,6 +143,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/import", post(archive::import))
         .route("/api/games/{id}/chat", get(chat::list))
         .route("/api/chat/{id}/report", post(chat::report))
+        .route("/api/mod/reports", get(moderation::reports))
+        .route("/api/mod/sanction", post(moderation::sanction))
         .route("/api/{*rest}", any(api_not_found))
         .route("/health", get(ops::health))
         .route("/metrics", get(ops::metrics))

@@ -33,6 +33,9 @@ pub enum WhoAmI {
         name: String,
         /// When the account was made.
         created_at: i64,
+        /// Present and true for a moderator (`GET /api/whoami` only).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        moderator: bool,
     },
     /// A guest.
     Guest {
@@ -50,6 +53,7 @@ impl WhoAmI {
         WhoAmI::User {
             name: user.username.clone(),
             created_at: user.created_at,
+            moderator: false,
         }
     }
 

@@ -186,27 +186,114 @@ impl ChatLimiter {
     }
 }
 
+/// Why a chat message is refused: a word a client translates
+/// ([`ChatRefusal::word`]), sent as `reason` beside the English `message`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChatRefusal {
+    /// The message is empty.
+    Empty,
+    /// Longer than [`MAX_CHARS`].
+    TooLong,
+    /// A control or bidi character.
+    NotOneLine,
+    /// The language filter.
+    Language,
+    /// The author's rate limit.
+    TooMany,
+    /// Banned by a moderator.
+    Banned,
+    /// Muted for now.
+    Muted,
+    /// A visitor (no account or seat) where only players or accounts may write.
+    SignIn,
+    /// A game against the AI.
+    AiGame,
+    /// The game waits for its second player.
+    NotStarted,
+    /// A spectator in the players' room, or a player in the spectators' room.
+    WrongRoom,
+}
+
+impl ChatRefusal {
+    /// Every reason, for the documentation test.
+    pub const ALL: [ChatRefusal; 11] = [
+        ChatRefusal::Empty,
+        ChatRefusal::TooLong,
+        ChatRefusal::NotOneLine,
+        ChatRefusal::Language,
+        ChatRefusal::TooMany,
+        ChatRefusal::Banned,
+        ChatRefusal::Muted,
+        ChatRefusal::SignIn,
+        ChatRefusal::AiGame,
+        ChatRefusal::NotStarted,
+        ChatRefusal::WrongRoom,
+    ];
+
+    /// The word sent as `reason`.
+    #[must_use]
+    pub fn word(self) -> &'static str {
+        match self {
+            ChatRefusal::Empty => "empty",
+            ChatRefusal::TooLong => "too_long",
+            ChatRefusal::NotOneLine => "not_one_line",
+            ChatRefusal::Language => "language",
+            ChatRefusal::TooMany => "too_many",
+            ChatRefusal::Banned => "banned",
+            ChatRefusal::Muted => "muted",
+            ChatRefusal::SignIn => "sign_in",
+            ChatRefusal::AiGame => "ai_game",
+            ChatRefusal::NotStarted => "not_started",
+            ChatRefusal::WrongRoom => "wrong_room",
+        }
+    }
+
+    /// The refusal to send, with `message` in words.
+    #[must_use]
+    pub fn refusal(self, message: impl Into<String>) -> Refusal {
+        Refusal {
+            reason: Some(self.word()),
+            ..Refusal::new(SocketError::ChatRefused, message)
+        }
+    }
+}
+
 /// Why a text cannot be said, in words; `None` when it can. The text is taken as it is
 /// (the caller trims it).
 #[must_use]
 pub fn text_problem(text: &str) -> Option<String> {
+    text_refusal(text).map(|(_, words)| words)
+}
+
+/// As [`text_problem`], with the reason.
+fn text_refusal(text: &str) -> Option<(ChatRefusal, String)> {
     if text.is_empty() {
-        return Some("say something: the message is empty".into());
+        return Some((
+            ChatRefusal::Empty,
+            "say something: the message is empty".into(),
+        ));
     }
     let count = text.chars().count();
     if count > MAX_CHARS {
-        return Some(format!(
-            "a message has at most {MAX_CHARS} characters (this one has {count})"
+        return Some((
+            ChatRefusal::TooLong,
+            format!("a message has at most {MAX_CHARS} characters (this one has {count})"),
         ));
     }
     if let Some(c) = text.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
-        return Some(format!(
-            "a message is one line of text: the character U+{:04X} is not allowed",
-            u32::from(c)
+        return Some((
+            ChatRefusal::NotOneLine,
+            format!(
+                "a message is one line of text: the character U+{:04X} is not allowed",
+                u32::from(c)
+            ),
         ));
     }
     if text.is_inappropriate() {
-        return Some("the message was refused by the language filter: please rephrase".into());
+        return Some((
+            ChatRefusal::Language,
+            "the message was refused by the language filter: please rephrase".into(),
+        ));
     }
     None
 }
@@ -215,10 +302,6 @@ pub fn text_problem(text: &str) -> Option<String> {
 /// isolates and the Arabic letter mark): a name or message could look like another.
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
-
-fn refused(message: impl Into<String>) -> Refusal {
-    Refusal::new(SocketError::ChatRefused, message)
 }
 
 /// Whether the game whose latest state `feed` holds is over.
@@ -245,25 +328,29 @@ pub async fn post(
     text: &str,
 ) -> Result<(), Refusal> {
     let (Some(name), Some(key)) = (&author.name, author.ident.key()) else {
-        return Err(refused("only players and signed-in visitors may chat"));
+        return Err(ChatRefusal::SignIn.refusal("only players and signed-in visitors may chat"));
     };
     let snapshot = feed.snapshot();
     if snapshot.seats.iter().any(|s| s.ai_level.is_some()) {
-        return Err(refused("chat is off in games against the AI"));
+        return Err(ChatRefusal::AiGame.refusal("chat is off in games against the AI"));
     }
     if snapshot.seats.iter().any(|s| s.player().is_none()) {
-        return Err(refused("chat opens when both players are seated"));
+        return Err(ChatRefusal::NotStarted.refusal("chat opens when both players are seated"));
     }
     let you = author.ident.side_among(&snapshot.seats);
     match (room, you) {
         (ChatRoom::Players, None) => {
-            return Err(refused("only the players write in the players' room"));
+            return Err(
+                ChatRefusal::WrongRoom.refusal("only the players write in the players' room")
+            );
         }
         (ChatRoom::Spectators, Some(_)) => {
-            return Err(refused("the players do not write in the spectators' room"));
+            return Err(
+                ChatRefusal::WrongRoom.refusal("the players do not write in the spectators' room")
+            );
         }
         (ChatRoom::Spectators, None) if author.ident.user.is_none() => {
-            return Err(refused("sign in to chat in the spectators' room"));
+            return Err(ChatRefusal::SignIn.refusal("sign in to chat in the spectators' room"));
         }
         _ => {}
     }
@@ -305,11 +392,11 @@ pub(super) async fn admit(
     user: Option<&str>,
     text: &str,
 ) -> Result<i64, Refusal> {
-    if let Some(problem) = text_problem(text) {
-        return Err(refused(problem));
+    if let Some((why, problem)) = text_refusal(text) {
+        return Err(why.refusal(problem));
     }
     if !state.limiters.chat.take(key) {
-        return Err(refused(format!(
+        return Err(ChatRefusal::TooMany.refusal(format!(
             "too many messages: at most {BURST} in {} seconds",
             u64::from(BURST) * REFILL.as_secs()
         )));
@@ -323,10 +410,12 @@ pub(super) async fn admit(
             Refusal::new(SocketError::Internal, "the message cannot be stored now")
         })?;
         if sanction.banned {
-            return Err(refused("your account may not chat (banned by a moderator)"));
+            return Err(
+                ChatRefusal::Banned.refusal("your account may not chat (banned by a moderator)")
+            );
         }
         if sanction.bars(now) {
-            return Err(refused("your account is muted in chat for now"));
+            return Err(ChatRefusal::Muted.refusal("your account is muted in chat for now"));
         }
     }
     Ok(now)

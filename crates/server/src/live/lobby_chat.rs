@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use super::chat::{self, Author};
+use super::chat::{self, Author, ChatRefusal};
 use super::feed::to_text;
 use super::lock;
 use super::messages::{Refusal, SocketError};
@@ -146,10 +146,6 @@ impl LobbyChat {
     }
 }
 
-fn refused(message: impl Into<String>) -> Refusal {
-    Refusal::new(SocketError::ChatRefused, message)
-}
-
 /// Says `text` in the lobby chat: checks it, stores it and publishes it to every lobby
 /// socket.
 ///
@@ -158,7 +154,7 @@ fn refused(message: impl Into<String>) -> Refusal {
 /// stored or sent then.
 pub async fn post(state: &AppState, author: &Author, text: &str) -> Result<(), Refusal> {
     let (Some(user), Some(name)) = (author.user_id(), author.name()) else {
-        return Err(refused("sign in to chat in the lobby"));
+        return Err(ChatRefusal::SignIn.refusal("sign in to chat in the lobby"));
     };
     let text = text.trim();
     let now = chat::admit(state, user, Some(user), text).await?;

@@ -138,6 +138,9 @@ pub struct Refusal {
     pub code: SocketError,
     /// What went wrong, in words.
     pub message: String,
+    /// For `chat_refused`: why, as a word a client translates (see
+    /// [`super::chat::ChatRefusal`]).
+    pub reason: Option<&'static str>,
 }
 
 impl Refusal {
@@ -146,6 +149,7 @@ impl Refusal {
         Refusal {
             code,
             message: message.into(),
+            reason: None,
         }
     }
 }
@@ -203,6 +207,9 @@ pub enum ServerMessage {
         code: SocketError,
         /// In words.
         message: String,
+        /// For `chat_refused`: why, as a word (`banned`, `muted`, `too_long`…).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'static str>,
     },
     /// A chat message, to the sockets that may read its room.
     Chat(Box<super::chat::ChatLine>),
@@ -215,6 +222,7 @@ impl From<Refusal> for ServerMessage {
         ServerMessage::Error {
             code: refusal.code,
             message: refusal.message,
+            reason: refusal.reason,
         }
     }
 }

@@ -469,4 +469,21 @@ impl Store {
             .await?;
         Ok(flag.is_some_and(|f| f != 0))
     }
+
+    /// The name behind a chat identity (`u:ID` for an account, `g:ID` for a guest), if
+    /// it is still known.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn name_of_ident(&self, ident: &str) -> Result<Option<String>, StoreError> {
+        let (sql, id) = match ident.split_once(':') {
+            Some(("u", id)) => ("SELECT username FROM users WHERE id = $1", id),
+            Some(("g", id)) => ("SELECT name FROM guests WHERE id = $1", id),
+            _ => return Ok(None),
+        };
+        Ok(sqlx::query_scalar(sql)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
 }

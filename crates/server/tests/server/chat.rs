@@ -57,13 +57,21 @@ async fn next_chat_or_error(socket: &mut Ws) -> Value {
     }
 }
 
-/// Says `text` and expects the refusal: returns its message.
+/// Says `text` and expects the refusal: returns `REASON: MESSAGE`.
 async fn refused(socket: &mut Ws, room: &str, text: &str) -> String {
     say(socket, room, text).await;
     let answer = next_chat_or_error(socket).await;
     assert_eq!(answer["t"], "error", "{text:?} was said: {answer}");
     assert_eq!(answer["code"], "chat_refused", "{answer}");
-    answer["message"].as_str().unwrap().to_owned()
+    // The reason, a word the client translates, then the English words.
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(
+        server::live::chat::ChatRefusal::ALL
+            .iter()
+            .any(|r| r.word() == reason),
+        "{answer}"
+    );
+    format!("{reason}: {}", answer["message"].as_str().unwrap())
 }
 
 /// Says `text` and expects to hear it back.
@@ -216,15 +224,18 @@ async fn bad_messages_are_refused_and_change_nothing(db: Database) {
     let id = friend_game(&mut a, &mut b).await;
     let mut pa = open(&server, &a, &id).await;
     let long = "x".repeat(MAX_CHARS + 1);
-    for (text, why) in [
-        ("fuck you", "language filter"),
-        ("abc\u{202E}fed", "U+202E"),
-        ("two\nlines", "U+000A"),
-        ("   ", "empty"),
-        (long.as_str(), "at most"),
+    for (text, reason, why) in [
+        ("fuck you", "language", "language filter"),
+        ("abc\u{202E}fed", "not_one_line", "U+202E"),
+        ("two\nlines", "not_one_line", "U+000A"),
+        ("   ", "empty", "empty"),
+        (long.as_str(), "too_long", "at most"),
     ] {
         let refusal = refused(&mut pa, "players", text).await;
-        assert!(refusal.contains(why), "{text:?}: {refusal}");
+        assert!(
+            refusal.starts_with(&format!("{reason}: ")) && refusal.contains(why),
+            "{text:?}: {refusal}"
+        );
     }
     // Not a room.
     pa.send(json!({"t": "chat", "room": "everyone", "text": "hi"}))

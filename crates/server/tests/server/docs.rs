@@ -46,6 +46,13 @@ fn every_socket_message_and_action_is_documented_with_an_example() {
             "docs/API.md has no example of the {tag} message"
         );
     }
+    for reason in server::live::chat::ChatRefusal::ALL {
+        let quoted = format!("`{}`", reason.word());
+        assert!(
+            doc.contains(&quoted),
+            "docs/API.md does not name the chat refusal {quoted}"
+        );
+    }
     for action in server::live::Action::ALL {
         let name = serde_json::to_value(action).unwrap();
         let quoted = format!("`{}`", name.as_str().unwrap());

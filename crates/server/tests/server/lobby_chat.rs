@@ -69,13 +69,21 @@ async fn said(socket: &mut Ws, text: &str) -> Value {
     heard
 }
 
-/// Says `text` and expects the refusal: returns its message.
+/// Says `text` and expects the refusal: returns `REASON: MESSAGE`.
 async fn refused(socket: &mut Ws, text: &str) -> String {
     say(socket, text).await;
     let answer = next_chat_or_error(socket).await;
     assert_eq!(answer["t"], "error", "{text:?} was said: {answer}");
     assert_eq!(answer["code"], "chat_refused", "{answer}");
-    answer["message"].as_str().unwrap().to_owned()
+    // The reason, a word the client translates, then the English words.
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(
+        server::live::chat::ChatRefusal::ALL
+            .iter()
+            .any(|r| r.word() == reason),
+        "{answer}"
+    );
+    format!("{reason}: {}", answer["message"].as_str().unwrap())
 }
 
 async fn accounts_talk_and_everyone_in_the_lobby_hears(db: Database) {
@@ -100,7 +108,7 @@ async fn accounts_talk_and_everyone_in_the_lobby_hears(db: Database) {
 
     // A visitor and a guest read but may not write.
     let refusal = refused(&mut visitor, "me too").await;
-    assert!(refusal.contains("sign in"), "{refusal}");
+    assert!(refusal.starts_with("sign_in: sign in"), "{refusal}");
     let mut guest = server.client();
     guest.post_empty("/api/guest").await;
     let (mut sg, history) = open(&server, &guest).await;
@@ -157,7 +165,7 @@ async fn bad_messages_are_refused_and_change_nothing(db: Database) {
         said(&mut sb, &format!("message {i}")).await;
     }
     let refusal = refused(&mut sb, "one too many").await;
-    assert!(refusal.contains("too many"), "{refusal}");
+    assert!(refusal.starts_with("too_many: too many"), "{refusal}");
     // None of the refused messages was stored.
     let (_, history) = open(&server, &server.client()).await;
     let texts: Vec<&str> = history
@@ -185,7 +193,7 @@ async fn a_ban_from_another_process_holds_on_an_open_socket_and_reports_reach_mo
         .await
         .unwrap();
     let refusal = refused(&mut sa, "still here").await;
-    assert!(refusal.contains("banned"), "{refusal}");
+    assert!(refusal.starts_with("banned: "), "{refusal}");
     admin::run(&admin, &ChatAction::Unban("alice".into()))
         .await
         .unwrap();
@@ -194,7 +202,7 @@ async fn a_ban_from_another_process_holds_on_an_open_socket_and_reports_reach_mo
         .await
         .unwrap();
     let refusal = refused(&mut sa, "quiet?").await;
-    assert!(refusal.contains("muted"), "{refusal}");
+    assert!(refusal.starts_with("muted: "), "{refusal}");
 
     // Bob reports the first message; a moderator reads it among the reports.
     let report = format!("/api/chat/{}/report", message["id"].as_str().unwrap());
@@ -271,4 +279,116 @@ async fn the_last_messages_come_again_after_a_restart_bounded(db: Database) {
 both!(
     restart,
     the_last_messages_come_again_after_a_restart_bounded
+);
+
+async fn moderators_read_the_reports_and_sanction_from_the_site(db: Database) {
+    let server = start(&db).await;
+    let alice = signed_up(&server, "alice").await;
+    let mut bob = signed_up(&server, "bob").await;
+    let mut carol = signed_up(&server, "carol").await;
+    let (mut sa, _) = open(&server, &alice).await;
+    let message = said(&mut sa, "buy cheap gold").await;
+    let report = format!("/api/chat/{}/report", message["id"].as_str().unwrap());
+    let reply = bob.post(&report, json!({"reason": "spam"})).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+
+    // Not a moderator: no reports, no sanctions; a visitor is asked to sign in.
+    let reply = carol.get("/api/mod/reports").await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.text);
+    let ban = json!({"user": "alice", "action": "ban"});
+    let reply = carol.post("/api/mod/sanction", ban.clone()).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.text);
+    let reply = server.client().get("/api/mod/reports").await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{}", reply.text);
+    assert!(carol.whoami().await.get("moderator").is_none());
+    said(&mut sa, "still free").await;
+
+    // Carol is made a moderator (`kingstable admin grant moderator carol`).
+    let admin = Store::open(&db.url, 1).await.unwrap();
+    let carol_id = admin.user_by_name("carol").await.unwrap().unwrap().id;
+    assert!(admin.set_moderator(&carol_id, true).await.unwrap());
+    assert_eq!(carol.whoami().await["moderator"], true);
+    let reply = carol.get("/api/mod/reports").await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    let reports = reply.json()["reports"].clone();
+    assert_eq!(reports.as_array().unwrap().len(), 1, "{reports}");
+    let first = &reports[0];
+    assert_eq!(first["message_id"], message["id"]);
+    assert_eq!(first["room"], "lobby");
+    assert!(first.get("game_id").is_none(), "{first}");
+    assert_eq!(first["author"], "alice");
+    assert_eq!(first["author_is_account"], true);
+    assert_eq!(first["body"], "buy cheap gold");
+    assert_eq!(first["reporter"], "bob");
+    assert_eq!(first["reason"], "spam");
+
+    // A ban from the site holds on alice's open socket at her next message.
+    let reply = carol.post("/api/mod/sanction", ban.clone()).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(reply.json()["user"], "alice");
+    assert!(refused(&mut sa, "hello?").await.starts_with("banned: "));
+    let unban = json!({"user": "ALICE", "action": "unban"});
+    let reply = carol.post("/api/mod/sanction", unban).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    said(&mut sa, "sorry").await;
+    let mute = json!({"user": "alice", "action": "mute", "minutes": 60});
+    let reply = carol.post("/api/mod/sanction", mute).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert!(refused(&mut sa, "quiet?").await.starts_with("muted: "));
+
+    // Bad requests change nothing; a moderator cannot be sanctioned from the site.
+    for (body, status) in [
+        (
+            json!({"user": "nobody", "action": "ban"}),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            json!({"user": "bob", "action": "kick"}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"user": "bob", "action": "mute"}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"user": "bob", "action": "mute", "minutes": 0}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"user": "bob", "action": "mute", "minutes": 600_000}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"user": "bob", "action": "ban", "minutes": 5}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"user": "bob", "action": "ban", "why": "x"}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"user": "carol", "action": "ban"}),
+            StatusCode::FORBIDDEN,
+        ),
+    ] {
+        let reply = carol.post("/api/mod/sanction", body.clone()).await;
+        assert_eq!(reply.status, status, "{body}: {}", reply.text);
+    }
+    let (mut sb, _) = open(&server, &bob).await;
+    said(&mut sb, "bob still talks").await;
+    for query in ["?limit=0", "?limit=201", "?limit=x", "?other=1"] {
+        let reply = carol.get(&format!("/api/mod/reports{query}")).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{query}: {}",
+            reply.text
+        );
+    }
+    admin.close().await;
+    server.stop().await;
+}
+both!(
+    moderators,
+    moderators_read_the_reports_and_sanction_from_the_site
 );
