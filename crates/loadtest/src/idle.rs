@@ -45,12 +45,12 @@ pub async fn open_listeners(
             Ok(Ok(socket)) => {
                 let stats = Arc::clone(stats);
                 tasks.spawn(async move {
-                    let (messages, bytes) = if lobby {
-                        (&stats.lobby_messages, &stats.lobby_bytes)
+                    let (messages, bytes, chat) = if lobby {
+                        (&stats.lobby_messages, &stats.lobby_bytes, &stats.chat_heard)
                     } else {
-                        (&stats.idle_messages, &Count::default())
+                        (&stats.idle_messages, &Count::default(), &Count::default())
                     };
-                    if let Err(error) = listen(socket, until, messages, bytes).await {
+                    if let Err(error) = listen(socket, until, messages, bytes, chat).await {
                         stats.error(format!("a listening socket: {error:#}"));
                     }
                 });
@@ -66,6 +66,7 @@ async fn listen(
     until: Instant,
     messages: &Count,
     bytes: &Count,
+    chat: &Count,
 ) -> Result<()> {
     let mut ping = tokio::time::interval_at((Instant::now() + PING_EVERY).into(), PING_EVERY);
     let deadline = tokio::time::sleep_until(until.into());
@@ -78,6 +79,9 @@ async fn listen(
                 Some(Ok(Message::Text(text))) => {
                     messages.inc();
                     bytes.add(text.len() as u64);
+                    if text.starts_with("{\"t\":\"lobby_chat\"") {
+                        chat.inc();
+                    }
                 }
                 Some(Ok(Message::Close(_))) | None => anyhow::bail!("closed by the server"),
                 Some(Ok(_)) => {}

@@ -4,6 +4,7 @@
 //! server's CPU time per 1,000 moves and memory, then checks every acknowledged move
 //! against the stored game. See README.md.
 
+mod chat;
 mod hostile;
 mod idle;
 mod net;
@@ -84,6 +85,13 @@ struct Args {
     /// Lobby sockets (/ws/lobby), reading everything they are sent.
     #[arg(long, default_value_t = 0)]
     lobby: usize,
+    /// Lobby chatters: accounts that each say a line in the lobby chat every
+    /// --chat-every (the lobby sockets hear them all).
+    #[arg(long, default_value_t = 0)]
+    lobby_chatters: usize,
+    /// How often each lobby chatter speaks (the chat allows 5 lines in 10 s per author).
+    #[arg(long, default_value = "2500ms", value_parser = parse_duration)]
+    chat_every: Duration,
     /// Add a hostile client (slow connections, an AI flood, rematch chains, analysis
     /// sockets that never read) and measure an honest player's AI game beside it.
     #[arg(long)]
@@ -305,6 +313,17 @@ async fn measure(
         )
         .await;
     }
+    if args.lobby_chatters > 0 {
+        chat::start(
+            target,
+            args.lobby_chatters,
+            args.chat_every,
+            &stats,
+            far,
+            &mut listeners,
+        )
+        .await?;
+    }
     let opened_in = opening.elapsed();
     // Let the server settle after the connection burst before measuring.
     if args.idle_spectators + args.lobby > 0 {
@@ -434,6 +453,16 @@ async fn measure(
             args.lobby
         );
     }
+    if args.lobby_chatters > 0 {
+        println!(
+            "lobby chat: {} lines said by {} chatters, {} refused, {} heard by the lobby sockets; line sent -> heard back: {}",
+            stats.chat_sent.get(),
+            args.lobby_chatters,
+            stats.chat_refused.get(),
+            stats.chat_heard.get(),
+            stats.chat_echo.summary()
+        );
+    }
     if args.idle_spectators > 0 {
         println!(
             "idle spectators: {} messages received",
@@ -507,6 +536,13 @@ async fn measure(
             },
             "listening_sockets": args.idle_spectators + args.lobby,
             "lobby_bytes": stats.lobby_bytes.get(),
+            "lobby_chat": {
+                "chatters": args.lobby_chatters,
+                "said": stats.chat_sent.get(),
+                "refused": stats.chat_refused.get(),
+                "heard": stats.chat_heard.get(),
+                "echo_ms": summary(stats.chat_echo.summary()),
+            },
             "moves_checked": moves_checked,
             "mismatches": mismatches.len(),
             "lost": stats.lost.get(),

@@ -120,6 +120,14 @@ pub struct Stats {
     pub lobby_bytes: Count,
     /// Messages received by idle spectators.
     pub idle_messages: Count,
+    /// Lobby chat lines said by the chatters.
+    pub chat_sent: Count,
+    /// Lobby chat lines refused (`error` on the chatter's socket).
+    pub chat_refused: Count,
+    /// A chatter's line sent → heard back on its own lobby socket.
+    pub chat_echo: Samples,
+    /// Lobby chat lines heard by the listening lobby sockets.
+    pub chat_heard: Count,
     /// The first few error descriptions.
     pub first_errors: Mutex<Vec<String>>,
 }
