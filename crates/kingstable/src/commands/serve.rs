@@ -110,6 +110,7 @@ pub struct ServeArgs {
 
 /// Serves until Ctrl-C or SIGTERM.
 pub fn run(args: ServeArgs) -> Result<()> {
+    return_big_allocations();
     server::logging::init(&args.log)?;
     let public_origin = args
         .public_url
@@ -197,3 +198,22 @@ fn positive(text: &str) -> Result<usize, String> {
         _ => Err(format!("{text:?} is not a whole number of at least 1")),
     }
 }
+
+/// Makes glibc's allocator give every allocation of 4 MiB or more its own mapping,
+/// returned to the system when freed. By default the threshold rises to the size of the
+/// last large block freed, and large blocks then come from the heap, where argon2's
+/// 19 MiB password blocks (64-byte aligned) never fitted the hole the previous one left:
+/// each sign-in or sign-up kept ~19.5 MiB, 20 sign-ups took the server from 13 to 325 MiB.
+/// With the threshold fixed, 20 sign-ups leave it at 13 MiB.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn return_big_allocations() {
+    // SAFETY: mallopt only sets a parameter of glibc's malloc, which takes it at any
+    // time (it locks its arenas); it is called here once, before the server's threads.
+    let set = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20) };
+    if set != 1 {
+        eprintln!("note: could not set the allocator's mmap threshold");
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn return_big_allocations() {}

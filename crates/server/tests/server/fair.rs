@@ -163,7 +163,8 @@ async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
-    let db = Database::fresh(common::Db::Sqlite).await.unwrap();
+    // Delays are measured against the whole machine: no other test runs beside it.
+    let db = Database::alone(common::Db::Sqlite).await.unwrap();
     let server = TestServer::start(test_config(&db)).await;
     let quotas = server.state.ai.quotas();
     let mut flooder = Player::new(&server, [127, 0, 0, 2]);

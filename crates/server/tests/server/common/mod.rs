@@ -28,20 +28,45 @@ pub enum Db {
     Postgres,
 }
 
+/// The machine, shared by the tests of this binary, which run in parallel: each test
+/// holds a share of it for its life (through its [`Database`]); a test that measures
+/// delays against the machine's whole capacity (an AI flood) holds it alone
+/// ([`Database::alone`]), so that no other test's searches or clocks run beside it.
+static MACHINE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
+/// A test's hold on [`MACHINE`].
+enum Hold {
+    Shared(tokio::sync::RwLockReadGuard<'static, ()>),
+    Alone(tokio::sync::RwLockWriteGuard<'static, ()>),
+}
+
 /// Where a test's data lives, kept across server restarts within the test.
 pub struct Database {
+    _hold: Hold,
     pub url: DatabaseUrl,
     _dir: Option<tempfile::TempDir>,
 }
 
 impl Database {
     /// A fresh database, or `None` (after saying so) when PostgreSQL is not configured.
+    /// The test shares the machine with the others running.
     pub async fn fresh(db: Db) -> Option<Database> {
+        Database::make(db, Hold::Shared(MACHINE.read().await)).await
+    }
+
+    /// As [`Database::fresh`], for a test that runs alone on the machine: it waits for
+    /// the tests running to end, and the others wait for it.
+    pub async fn alone(db: Db) -> Option<Database> {
+        Database::make(db, Hold::Alone(MACHINE.write().await)).await
+    }
+
+    async fn make(db: Db, hold: Hold) -> Option<Database> {
         match db {
             Db::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
                 let url = DatabaseUrl::sqlite_file(&dir.path().join("kingstable.db"));
                 Some(Database {
+                    _hold: hold,
                     url,
                     _dir: Some(dir),
                 })
@@ -73,7 +98,11 @@ impl Database {
                 let url = format!("{base}{separator}options[search_path]={schema}")
                     .parse()
                     .expect("postgres url");
-                Some(Database { url, _dir: None })
+                Some(Database {
+                    _hold: hold,
+                    url,
+                    _dir: None,
+                })
             }
         }
     }
