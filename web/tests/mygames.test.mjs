@@ -335,6 +335,13 @@ test('moderation: a report reaches a moderator, whose mute holds on the authorâ€
   await a.page.fill('#lobby-chat .chat__input', 'sorry everyone');
   await a.page.click('#lobby-chat .chat__form button[type="submit"]');
   await b.page.waitForSelector('#lobby-chat .chat__line:has-text("sorry everyone")');
+  // The lobby chat on a landscape phone, in French.
+  await b.page.setViewportSize({ width: 740, height: 360 });
+  await b.page.selectOption('#lang', 'fr');
+  await b.page.waitForSelector('#lobby-chat .chat__line:has-text("sorry everyone")');
+  assert.equal(await b.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
+  await b.page.locator('#lobby-chat').scrollIntoViewIfNeeded();
+  await shot(b.page, 'lobby-chat-landscape-fr');
   // A player who is not a moderator is told so on the page.
   await go(b.page, '/moderation');
   await b.page.waitForSelector('#mod-reports .notice--error');
