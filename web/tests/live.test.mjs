@@ -254,7 +254,9 @@ test('Camelot: a multi-jump chosen in the path picker', { skip, timeout: 120000 
   }
 });
 
-test('a clock running out ends the game', { skip, timeout: 150000 }, async () => {
+// Both wait on a one-minute clock: they run side by side, in two games at once.
+/** A 1+0 game whose attackers never move again after two plies: their flag falls. */
+async function clockRunsOut() {
   const { a, b } = await friendPair('1+0');
   await playAny(a.page);
   await waitPlies(b.page, 1);
@@ -266,6 +268,34 @@ test('a clock running out ends the game', { skip, timeout: 150000 }, async () =>
   await b.page.waitForSelector('.result-banner', { timeout: 10000 });
   await shot(a.page, 'live-timeout-desktop');
   await done([a, b]);
+}
+
+/** A 1+0 game whose defenders close their page on their turn: the attackers claim it. */
+async function playerLeaves() {
+  const { a, b } = await friendPair('1+0');
+  await playAny(a.page);
+  await waitPlies(b.page, 1);
+  await playAny(b.page);
+  await waitPlies(a.page, 2);
+  await playAny(a.page);
+  await waitPlies(b.page, 3);
+  // The defenders close their page on their turn: the attackers see a countdown (30 s in
+  // a 1+0 game), then the claim buttons.
+  await b.context.close();
+  await a.page.waitForSelector('#claim-countdown', { timeout: 15000 });
+  const seconds = Number(await a.page.locator('#claim-countdown').getAttribute('data-seconds'));
+  assert.ok(seconds > 20 && seconds <= 30, `countdown ${seconds}`);
+  await shot(a.page, 'live-claim-countdown-desktop');
+  await a.page.waitForSelector('#claim [data-action="claim_victory"]', { timeout: 40000 });
+  await a.page.click('#claim [data-action="claim_victory"]');
+  await a.page.waitForSelector('.result-banner', { timeout: 10000 });
+  assert.match(await a.page.locator('.result-banner').textContent() ?? '', /attackers win.*left the game/i);
+  assert.deepEqual(a.errors, []);
+  await a.context.close();
+}
+
+test('a clock running out ends the game; a player who leaves is claimed against after a countdown', { skip, timeout: 150000 }, async () => {
+  await Promise.all([clockRunsOut(), playerLeaves()]);
 });
 
 test('between people a move is taken back by agreement, and time is given', { skip, timeout: 120000 }, async () => {
@@ -312,29 +342,6 @@ test('correspondence: a conditional move answers the expected reply at once', { 
   assert.equal(moves[2], 'g1-g3');
   await a.page.waitForFunction(() => !(document.querySelector('#conditional-lines')?.textContent ?? '').includes('g1-g3'));
   await done([a, b]);
-});
-
-test('a player who leaves: the opponent sees the countdown, then claims the game', { skip, timeout: 150000 }, async () => {
-  const { a, b } = await friendPair('1+0');
-  await playAny(a.page);
-  await waitPlies(b.page, 1);
-  await playAny(b.page);
-  await waitPlies(a.page, 2);
-  await playAny(a.page);
-  await waitPlies(b.page, 3);
-  // The defenders close their page on their turn: the attackers see a countdown (30 s in
-  // a 1+0 game), then the claim buttons.
-  await b.context.close();
-  await a.page.waitForSelector('#claim-countdown', { timeout: 15000 });
-  const seconds = Number(await a.page.locator('#claim-countdown').getAttribute('data-seconds'));
-  assert.ok(seconds > 20 && seconds <= 30, `countdown ${seconds}`);
-  await shot(a.page, 'live-claim-countdown-desktop');
-  await a.page.waitForSelector('#claim [data-action="claim_victory"]', { timeout: 40000 });
-  await a.page.click('#claim [data-action="claim_victory"]');
-  await a.page.waitForSelector('.result-banner', { timeout: 10000 });
-  assert.match(await a.page.locator('.result-banner').textContent() ?? '', /attackers win.*left the game/i);
-  assert.deepEqual(a.errors, []);
-  await a.context.close();
 });
 
 test('the server is killed mid-game and restarted: the page reconnects and play goes on', { skip, timeout: 120000 }, async () => {
