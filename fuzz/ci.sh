@@ -6,9 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${FUZZ_CI_SECONDS:-7}
 # A few seconds a target check the build and the corpus, not depth: build at opt-level 1
-# (the server's target compiles sqlx, axum and tokio with coverage instrumentation; at
-# opt-level 3 that build was the longest part of this script). fuzz/run.sh alone keeps
-# the profile of fuzz/Cargo.toml for real fuzzing.
+# (the server's target compiles sqlx, axum and tokio with coverage instrumentation).
+# fuzz/run.sh alone keeps the profile of fuzz/Cargo.toml for real fuzzing.
 export CARGO_PROFILE_RELEASE_OPT_LEVEL=${CARGO_PROFILE_RELEASE_OPT_LEVEL:-1}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
