@@ -92,26 +92,10 @@ async fn wrong_guesses_never_lock_the_owner_out(db: Database) {
 }
 both!(sign_in_limiter, wrong_guesses_never_lock_the_owner_out);
 
-use common::ws::Stream;
+use common::ws::{Stream, closes};
 
 async fn open_socket(server: &TestServer, client: &Client, path: &str) -> Stream {
     common::ws::connect(server, client, path).await
-}
-
-/// Whether the server closes `socket` within 10 s (reading past what it sends).
-async fn closes(socket: &mut Stream) -> bool {
-    let closed = async {
-        loop {
-            match socket.next().await {
-                None | Some(Err(_)) => return,
-                Some(Ok(message)) if message.is_close() => return,
-                Some(Ok(_)) => {}
-            }
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(10), closed)
-        .await
-        .is_ok()
 }
 
 /// Whether `socket` stays open: it answers a ping.

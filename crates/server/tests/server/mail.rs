@@ -436,7 +436,7 @@ async fn a_reset_link_works_once_and_not_after_it_expires(db: Database) {
     assert_eq!(ragnar.whoami().await["kind"], "anonymous");
     assert_eq!(elsewhere.whoami().await["kind"], "anonymous");
     assert!(
-        closes(&mut lobby).await,
+        common::ws::closes(&mut lobby).await,
         "the ended sign-in's socket closes"
     );
     let mut fresh = server.client();
@@ -508,23 +508,6 @@ async fn a_reset_link_works_once_and_not_after_it_expires(db: Database) {
     server.stop().await;
 }
 both!(reset_link, a_reset_link_works_once_and_not_after_it_expires);
-
-/// Whether the server closes `socket` within 10 s (reading past what it sends).
-async fn closes(socket: &mut common::ws::Stream) -> bool {
-    use futures_util::StreamExt;
-    let closed = async {
-        loop {
-            match socket.next().await {
-                None | Some(Err(_)) => return,
-                Some(Ok(message)) if message.is_close() => return,
-                Some(Ok(_)) => {}
-            }
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(10), closed)
-        .await
-        .is_ok()
-}
 
 /// A correspondence game between `a` (first) and `b`, after one move each: `a` to move,
 /// both clocks counting.

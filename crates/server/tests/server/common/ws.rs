@@ -35,6 +35,22 @@ pub fn request(
     request
 }
 
+/// Whether the server closes `socket` within 10 s (reading past what it sends).
+pub async fn closes(socket: &mut Stream) -> bool {
+    let closed = async {
+        loop {
+            match socket.next().await {
+                None | Some(Err(_)) => return,
+                Some(Ok(message)) if message.is_close() => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), closed)
+        .await
+        .is_ok()
+}
+
 /// Opens `path` on `server` as a browser of `client` would: same origin, its cookies.
 pub async fn connect(server: &TestServer, client: &Client, path: &str) -> Stream {
     tokio_tungstenite::connect_async(request(server, client, path))
