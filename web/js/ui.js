@@ -100,6 +100,9 @@ const ERROR_KEYS = {
   illegal_move: 'error.illegal_move',
   game_over: 'error.game_over',
   game_in_progress: 'error.game_in_progress',
+  quota: 'error.quota',
+  bad_position: 'error.bad_position',
+  bad_game: 'error.bad_game',
   mail_off: 'error.mail_off',
   invalid_address: 'error.invalid_address',
   address_taken: 'error.address_taken',
@@ -144,6 +147,18 @@ export function errorText(error) {
 /** @param {unknown} error */
 export function errorNotice(error) {
   return h('p', { class: 'notice notice--error', role: 'alert' }, errorText(error));
+}
+
+/**
+ * The analysis page's address for a finished game at the ply shown (none: its end).
+ * @param {string} game the game's id
+ * @param {number} ply the ply shown
+ * @param {number} plies the game's plies
+ */
+export function analysisAddress(game, ply, plies) {
+  const query = new URLSearchParams({ game });
+  if (ply !== plies) query.set('ply', String(ply));
+  return `/analysis?${query}`;
 }
 
 /**

@@ -5,44 +5,21 @@
 // rule point has a diagram with coordinates in three languages; the rating graph starts
 // before the first rated game and is legible on a phone; recent games say the owner's
 // side and result; the board fills a phone's width with both bars and clocks in view.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, newPlayer, visit, playAny } from './support.mjs';
+import { DESKTOP, PHONE, shot, useKingstable, playAny } from './support.mjs';
 
 /** @typedef {import('playwright-core').Page} Page */
 
-const bin = await kingstableBinary();
-if (!bin && process.env.KINGSTABLE_REQUIRE_SERVER === '1') throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but no kingstable binary');
-const server = bin ? await startKingstable(bin) : null;
-const skip = server ? false : 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)';
-
-/** @type {import('playwright-core').Browser | null} */
-let browser = null;
-
-before(async () => {
-  if (!skip) browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
+const suite = await useKingstable();
+const { skip, go } = suite;
 
 /**
  * A player in their own browser context, reading `lang`.
  * @param {{width: number, height: number}} [viewport]
  * @param {string} [lang]
  */
-async function player(viewport = DESKTOP, lang = 'en') {
-  const p = await newPlayer(/** @type {import('playwright-core').Browser} */ (browser), viewport);
-  await p.context.addInitScript((l) => localStorage.setItem('kingstable.lang', l), lang);
-  return p;
-}
-
-/** @param {Page} page @param {string} path */
-const go = (page, path) => visit(page, origin(), path);
+const player = (viewport = DESKTOP, lang = 'en') => suite.player(viewport, lang);
 
 /**
  * Starts a game against the AI from the home page; returns its path.

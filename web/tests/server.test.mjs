@@ -298,6 +298,13 @@ test('an imported game shows its record\'s players and date in the viewer and on
   await page.waitForSelector('#viewer .kt-board');
   assert.equal(await page.locator('#viewer-players').textContent(), 'Tim Millar (Attackers) – Schachus (Defenders)');
   assert.match(await page.locator('#viewer-date').textContent() ?? '', /2015/);
+  // Analyse opens the position the viewer shows.
+  assert.equal(await page.getAttribute('#viewer-analyse', 'href'), `/analysis?game=${id}`);
+  await page.click('#viewer .moves__move[data-ply="5"]');
+  assert.equal(await page.getAttribute('#viewer-analyse', 'href'), `/analysis?game=${id}&ply=5`);
+  await page.click('#viewer-analyse');
+  await page.waitForSelector('.analysis .moves__move[data-ply="6"]');
+  assert.equal(await page.getAttribute('.moves__move[aria-current="true"]', 'data-ply'), '5');
   // The game page: both bars name them, and the date is the record's.
   await go(page, `/game/${id}`);
   await page.waitForSelector('.player-bar__name');

@@ -4,33 +4,17 @@
 // and dropped when it is no longer legal; a correspondence move held for confirmation;
 // the pieces each side lost; the engine's best lines and arrows on the analysis page; and
 // an analysis address that restores the same position in another browser.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, newPlayer, visit, playAny, fixture } from './support.mjs';
+import { DESKTOP, PHONE, shot, useKingstable, playAny, fixture } from './support.mjs';
 
 /** @typedef {import('playwright-core').Page} Page */
 
-const bin = await kingstableBinary();
-if (!bin && process.env.KINGSTABLE_REQUIRE_SERVER === '1') throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but no kingstable binary with `serve`');
-const server = bin ? await startKingstable(bin) : null;
-const skip = !bin ? 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)' : false;
+const suite = await useKingstable();
+const { skip, go } = suite;
 const LAPTOP = { width: 1366, height: 768 };
-
-/** @type {import('playwright-core').Browser | null} */
-let browser = null;
-before(async () => {
-  if (!skip) browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
 /** @param {{width: number, height: number}} [viewport] */
-const player = (viewport = DESKTOP) => newPlayer(/** @type {import('playwright-core').Browser} */ (browser), viewport);
-/** @param {Page} page @param {string} path */
-const go = (page, path) => visit(page, origin(), path);
+const player = (viewport = DESKTOP) => suite.player(viewport);
 
 /**
  * A friend game of `kind` with clock `tc` made by `a` (first side) on the home page,
@@ -93,7 +77,7 @@ async function done(players) {
 
 test('a typed move: as the move list writes it, a capture without its suffix, and errors in words (English and French)', { skip, timeout: 120000 }, async () => {
   const a = await player(LAPTOP);
-  const fr = await /** @type {import('playwright-core').Browser} */ (browser).newContext({ viewport: PHONE, hasTouch: true, locale: 'fr-FR' });
+  const fr = await suite.browser.newContext({ viewport: PHONE, hasTouch: true, locale: 'fr-FR' });
   const b = { context: fr, page: await fr.newPage(), errors: /** @type {string[]} */ ([]) };
   b.page.on('pageerror', (e) => b.errors.push(`pageerror: ${e.message}`));
   const path = await friendGame(a.page, b.page, 'copenhagen', 'untimed');
@@ -134,13 +118,21 @@ test('a typed move: as the move list writes it, a capture without its suffix, an
   await a.page.click('button[data-nav="last"]');
   await shot(a.page, 'tools-typed-laptop');
   await shot(b.page, 'tools-typed-phone-fr');
-  // The attackers resign: the finished game opens in analysis at a ply, by its address.
+  // The attackers resign: the finished game opens in analysis at the position the player
+  // was looking at, and at a ply by its address.
   await a.page.click('[data-action="resign"]');
   await a.page.click('dialog[open] .btn--primary');
   await a.page.waitForSelector('.result-banner');
   const id = path.split('/').pop();
+  assert.equal(await a.page.getAttribute('#analyse', 'href'), `/analysis?game=${id}`);
+  await a.page.click('.moves__move[data-ply="1"]');
+  assert.equal(await a.page.getAttribute('#analyse', 'href'), `/analysis?game=${id}&ply=1`);
+  await a.page.click('#analyse');
+  await a.page.waitForSelector('.moves__move[data-ply="2"]');
+  assert.equal(await a.page.getAttribute('.moves__move[aria-current="true"]', 'data-ply'), '1');
   await go(a.page, `/analysis?game=${id}`);
   await a.page.waitForSelector('.moves__move[data-ply="2"]');
+  assert.equal(await a.page.getAttribute('.moves__move[aria-current="true"]', 'data-ply'), '2');
   await a.page.click('.moves__move[data-ply="1"]');
   await a.page.waitForFunction(() => (/** @type {HTMLInputElement | null} */ (document.querySelector('#analysis-link'))?.value ?? '').includes('ply=1'));
   const link = await a.page.inputValue('#analysis-link');
