@@ -274,6 +274,30 @@ test('analysis: three engine lines with their evaluations and the best move as a
     await page.waitForSelector('.moves__move[data-ply="1"]');
     assert.equal(await page.locator('.moves__move[data-ply="1"]').textContent(), first[1]);
     assert.equal(await page.locator('.kt-arrow').count(), 0);
+    if (viewport === LAPTOP) {
+      // The engine running while a move is played: no line of the position left shows
+      // after it (every line shown starts with a piece that may move in the position
+      // on the board).
+      await page.click('#engine-toggle');
+      await page.waitForFunction(() => document.querySelectorAll('#pv-lines li[data-line]').length === 3, undefined, { timeout: 30000 });
+      await page.evaluate(() => {
+        const wrong = /** @type {string[]} */ ([]);
+        /** @type {any} */ (window).wrongLines = wrong;
+        new MutationObserver(() => {
+          for (const b of document.querySelectorAll('#pv-lines button[data-move]')) {
+            const move = b.getAttribute('data-move') ?? '';
+            const from = move.split(/[-x]/)[0];
+            if (!document.querySelector(`.kt-piece--movable[data-square="${from}"]`)) wrong.push(move);
+          }
+        }).observe(/** @type {Element} */ (document.querySelector('#pv-lines')), { childList: true, subtree: true });
+      });
+      await page.click('#pv-lines li[data-line="1"] button');
+      await page.waitForSelector('.moves__move[data-ply="2"]');
+      await page.waitForFunction(() => document.querySelectorAll('#pv-lines li[data-line]').length === 3, undefined, { timeout: 30000 });
+      await page.waitForTimeout(1000);
+      assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).wrongLines), []);
+      await page.click('#engine-toggle');
+    }
     assert.deepEqual(errors, []);
     await context.close();
   }

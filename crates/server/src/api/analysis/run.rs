@@ -212,7 +212,7 @@ pub(super) fn review(
     moves: Vec<String>,
     progress: Progress,
 ) -> Result<Running, QuotaError> {
-    let id = progress.id;
+    let tag = progress.id;
     let (done_tx, done) = oneshot::channel();
     let runtime = tokio::runtime::Handle::current();
     let keeper = state.clone();
@@ -226,7 +226,7 @@ pub(super) fn review(
     Ok(Running {
         ticket: Some(ticket),
         done,
-        id,
+        id: tag,
     })
 }
 
