@@ -313,6 +313,11 @@ test('the board as large as the screen allows, both player bars and clocks in vi
         assert.ok(r && r.top >= 0 && r.bottom <= m.height + 0.5 && r.left >= -0.5 && r.right <= m.width + 0.5, `${where}: ${JSON.stringify(r)} in view`);
       }
       assert.ok(m.scrollWidth <= m.width, `${where}: no sideways scroll`);
+      if (screen.width > screen.height && screen.height < 500) {
+        // A phone on its side: the board takes the window's height (less a small margin).
+        const ranks = kind === 'camelot' ? 16 : 11;
+        assert.ok(m.square >= (screen.height - 16) / ranks - 0.5, `${where}: squares ${m.square} px`);
+      }
       if (screen === PHONE) {
         // The squares take the whole width: 360 / 11 and 360 / 12.
         const files = kind === 'camelot' ? 12 : 11;

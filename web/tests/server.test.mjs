@@ -154,7 +154,9 @@ test('the game page shows the whole board and both players\' bars and clocks wit
   await go(page, '/');
   /** @type {string[]} */
   const problems = [];
-  for (const kind of ['copenhagen', 'camelot']) {
+  // In Italian and French: longer words must not push a bar out of view.
+  for (const [kind, lang] of [['copenhagen', 'it'], ['camelot', 'fr']]) {
+    await page.evaluate((l) => localStorage.setItem('kingstable.lang', l), lang);
     const id = await page.evaluate(async (k) => {
       const reply = await fetch('/api/games', {
         method: 'POST',
@@ -182,13 +184,14 @@ test('the game page shows the whole board and both players\' bars and clocks wit
       const parts = [['board', box.board], ['top bar', box.bars[0]], ['bottom bar', box.bars[1]]];
       for (const [name, r] of parts) {
         if (!r || r.top < 0 || r.bottom > height + 0.5 || r.left < 0 || r.right > width + 0.5) {
-          problems.push(`${kind} ${width}x${height}: the ${name} is at ${JSON.stringify(r)}`);
+          problems.push(`${kind} ${lang} ${width}x${height}: the ${name} is at ${JSON.stringify(r)}`);
         }
       }
-      if (box.scrollWidth > width) problems.push(`${kind} ${width}x${height}: the page is ${box.scrollWidth} px wide`);
-      await shot(page, `server-game-${kind}-${width}x${height}`);
+      if (box.scrollWidth > width) problems.push(`${kind} ${lang} ${width}x${height}: the page is ${box.scrollWidth} px wide`);
+      await shot(page, `server-game-${kind}-${lang}-${width}x${height}`);
     }
   }
+  await page.evaluate(() => localStorage.removeItem('kingstable.lang'));
   assert.deepEqual(problems, []);
   assert.deepEqual(errors, []);
   await context.close();
