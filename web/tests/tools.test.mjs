@@ -296,6 +296,22 @@ test('analysis: three engine lines with their evaluations and the best move as a
       await page.waitForFunction(() => document.querySelectorAll('#pv-lines li[data-line]').length === 3, undefined, { timeout: 30000 });
       await page.waitForTimeout(1000);
       assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).wrongLines), []);
+      // Two analyses run for this visitor: a third is refused, in words.
+      const more = [await context.newPage(), await context.newPage()];
+      for (const p of more) {
+        await go(p, '/analysis?kind=fetlar');
+        await p.waitForSelector('.kt-piece');
+        await p.click('#engine-toggle');
+      }
+      // (Whichever of the two the server reads second.)
+      /** @type {string[]} */
+      let refusals = [];
+      for (let i = 0; i < 100 && !refusals.length; i++) {
+        await page.waitForTimeout(100);
+        refusals = (await Promise.all(more.map((p) => p.$$eval('.notice--error', (els) => els.map((e) => e.textContent ?? ''))))).flat();
+      }
+      assert.deepEqual(refusals, ['The engine is already busy with your other analyses. Stop one, or wait for it to end.']);
+      for (const p of more) await p.close();
       await page.click('#engine-toggle');
     }
     assert.deepEqual(errors, []);

@@ -131,7 +131,7 @@ async fn answers_carry_their_request_id() {
         return;
     };
     let server = TestServer::start(test_config(&db)).await;
-    let client = server.client();
+    let mut client = server.client();
     let mut engine = Ws::open(&server, &client, "/ws/analysis").await;
     engine
         .send(json!({"t": "analyze", "id": 1, "kind": "copenhagen", "time_ms": 60_000}))
@@ -148,7 +148,10 @@ async fn answers_carry_their_request_id() {
         let message = engine.next().await;
         assert_eq!(message["t"], "info", "{message}");
         match message["id"].as_u64() {
-            Some(1) => assert!(!seen_new, "an answer to request 1 after request 2's: {message}"),
+            Some(1) => assert!(
+                !seen_new,
+                "an answer to request 1 after request 2's: {message}"
+            ),
             Some(2) => {
                 seen_new = true;
                 new_infos += 1;
@@ -156,7 +159,10 @@ async fn answers_carry_their_request_id() {
                 let mut moves = vec![json!("d1-d3")];
                 moves.extend(message["pv"].as_array().unwrap().iter().cloned());
                 let played = client
-                    .post("/api/position", json!({"kind": "copenhagen", "moves": moves}))
+                    .post(
+                        "/api/position",
+                        json!({"kind": "copenhagen", "moves": moves}),
+                    )
                     .await;
                 assert_eq!(played.status, StatusCode::OK, "{message}: {}", played.text);
             }
@@ -171,7 +177,11 @@ async fn answers_carry_their_request_id() {
         .send(json!({"t": "analyze", "id": 3, "kind": "fetlar", "lines": 9}))
         .await;
     let error = engine.until("error").await;
-    assert_eq!((error["code"].as_str(), error["id"].as_u64()), (Some("bad_message"), Some(3)), "{error}");
+    assert_eq!(
+        (error["code"].as_str(), error["id"].as_u64()),
+        (Some("bad_message"), Some(3)),
+        "{error}"
+    );
     // A request without an id is answered without one.
     engine
         .send(json!({"t": "analyze", "kind": "fetlar", "time_ms": 200}))
