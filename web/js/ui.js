@@ -132,11 +132,27 @@ export function errorCodeText(code, status) {
 }
 
 /**
+ * The words for the cases the server names in `reason` (docs/API.md), more precise than
+ * their code's.
+ */
+const REASON_KEYS = {
+  own_challenge: 'error.own_challenge',
+  challenge_gone: 'error.challenge_gone',
+  too_many_challenges: 'error.too_many_challenges',
+  too_many_for_them: 'error.too_many_for_them',
+  rated_needs_account: 'error.rated_needs_account',
+  not_joinable: 'error.not_joinable',
+  too_old_for_rematch: 'error.too_old_for_rematch',
+};
+
+/**
  * A notice for a failed request, in words.
  * @param {unknown} error
  */
 export function errorText(error) {
   if (error instanceof ApiError) {
+    const reason = REASON_KEYS[/** @type {keyof typeof REASON_KEYS} */ (error.reason ?? '')];
+    if (reason) return t(reason);
     if (error.code === 'network' || error.status === 0) return t('error.network');
     if (error.status === 503 || error.status === 502) return t('error.unavailable');
     return errorCodeText(error.code, error.status);
