@@ -10,11 +10,14 @@ export class ApiError extends Error {
    *   `network` when no answer came
    * @param {string} message
    * @param {number} status
+   * @param {string} [reason] which case of the code it is (`challenge_gone` of a
+   *   `conflict`), when the server names one
    */
-  constructor(code, message, status) {
+  constructor(code, message, status, reason) {
     super(message);
     this.code = code;
     this.status = status;
+    this.reason = reason;
   }
 }
 
@@ -49,7 +52,7 @@ async function request(method, path, body) {
   }
   if (!response.ok) {
     const error = data && typeof data === 'object' ? data.error ?? data : {};
-    throw new ApiError(error.code ?? `http_${response.status}`, error.message ?? response.statusText, response.status);
+    throw new ApiError(error.code ?? `http_${response.status}`, error.message ?? response.statusText, response.status, error.reason);
   }
   return data;
 }

@@ -100,6 +100,9 @@ const ERROR_KEYS = {
   illegal_move: 'error.illegal_move',
   game_over: 'error.game_over',
   game_in_progress: 'error.game_in_progress',
+  quota: 'error.quota',
+  bad_position: 'error.bad_position',
+  bad_game: 'error.bad_game',
   mail_off: 'error.mail_off',
   invalid_address: 'error.invalid_address',
   address_taken: 'error.address_taken',
@@ -129,11 +132,27 @@ export function errorCodeText(code, status) {
 }
 
 /**
+ * The words for the cases the server names in `reason` (docs/API.md), more precise than
+ * their code's.
+ */
+const REASON_KEYS = {
+  own_challenge: 'error.own_challenge',
+  challenge_gone: 'error.challenge_gone',
+  too_many_challenges: 'error.too_many_challenges',
+  too_many_for_them: 'error.too_many_for_them',
+  rated_needs_account: 'error.rated_needs_account',
+  not_joinable: 'error.not_joinable',
+  too_old_for_rematch: 'error.too_old_for_rematch',
+};
+
+/**
  * A notice for a failed request, in words.
  * @param {unknown} error
  */
 export function errorText(error) {
   if (error instanceof ApiError) {
+    const reason = REASON_KEYS[/** @type {keyof typeof REASON_KEYS} */ (error.reason ?? '')];
+    if (reason) return t(reason);
     if (error.code === 'network' || error.status === 0) return t('error.network');
     if (error.status === 503 || error.status === 502) return t('error.unavailable');
     return errorCodeText(error.code, error.status);
@@ -144,6 +163,18 @@ export function errorText(error) {
 /** @param {unknown} error */
 export function errorNotice(error) {
   return h('p', { class: 'notice notice--error', role: 'alert' }, errorText(error));
+}
+
+/**
+ * The analysis page's address for a finished game at the ply shown (none: its end).
+ * @param {string} game the game's id
+ * @param {number} ply the ply shown
+ * @param {number} plies the game's plies
+ */
+export function analysisAddress(game, ply, plies) {
+  const query = new URLSearchParams({ game });
+  if (ply !== plies) query.set('ply', String(ply));
+  return `/analysis?${query}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 // A finished (or any) game to step through: board, moves, arrow keys, export, and the
 // pieces each side has lost by the move shown.
-import { h, formatDate } from './ui.js';
+import { h, formatDate, analysisAddress } from './ui.js';
 import { t } from './i18n.js';
 import { api } from './api.js';
 import { Board } from './board.js';
@@ -23,7 +23,10 @@ export function gameViewer(game) {
   const ply = { value: game.moves.length };
   // Each side's lost pieces (a record without its start position has no count).
   const captured = h('p', { class: 'small', id: 'viewer-captured', hidden: !game.start_board });
+  // Analyse opens the position shown.
+  const analyse = h('a', { class: 'btn btn--small', id: 'viewer-analyse', href: analysisAddress(game.id, ply.value, game.moves.length) }, t('play.analyse'));
   const show = (animate = false) => {
+    analyse.href = analysisAddress(game.id, ply.value, game.moves.length);
     const view = game.start_board ? boardAt(game.start_board, game.moves, ply.value) : game.board;
     board.set({ board: view, legalMoves: [], lastMove: ply.value > 0 ? game.moves[ply.value - 1] : null, interactive: false, animate });
     if (game.start_board) {
@@ -63,7 +66,7 @@ export function gameViewer(game) {
         h('a', { class: 'btn btn--small', href: api.recordUrl(game.id), download: '' }, t('play.download')),
         // The engine is kept out of a game until it ends.
         game.status === 'finished' || game.status === 'aborted'
-          ? h('a', { class: 'btn btn--small', href: `/analysis?game=${encodeURIComponent(game.id)}` }, t('play.analyse'))
+          ? analyse
           : null,
         h('a', { class: 'btn btn--small', href: `/game/${encodeURIComponent(game.id)}` }, t('archive.open')))));
   return {

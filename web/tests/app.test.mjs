@@ -264,6 +264,10 @@ test('the server\'s error codes are shown in the page\'s language, never its Eng
         errorText(new ApiError('username_taken', 'this username is taken', 409)),
         errorText(new ApiError('some_new_code', 'english words from the server', 409)),
         errorCodeText('illegal_move'),
+        // A case the server names is said more precisely than its code.
+        errorText(new ApiError('conflict', 'the challenge was taken, withdrawn or has lapsed', 409, 'challenge_gone')),
+        errorText(new ApiError('not_signed_in', 'sign in to play rated games', 401, 'rated_needs_account')),
+        errorText(new ApiError('conflict', 'english words from the server', 409, 'some_new_reason')),
       ];
     }
     await i18n.setLang('en');
@@ -275,10 +279,14 @@ test('the server\'s error codes are shown in the page\'s language, never its Eng
     'Someone already has this username.',
     'That is not possible now.',
     'That move is not allowed.',
+    'This challenge was taken by someone else, withdrawn, or has lapsed.',
+    'Sign in to play rated games.',
+    'That is not possible now.',
   ]);
   assert.equal(texts.fr[0], "Nom d'utilisateur ou mot de passe incorrect.");
+  assert.equal(texts.fr[5], 'Ce défi a été accepté par quelqu’un d’autre, retiré, ou a expiré.');
   for (const text of [...texts.en, ...texts.fr]) {
-    assert.ok(!/username is taken|english words|wrong username or password/.test(text), text);
+    assert.ok(!/username is taken|english words|wrong username or password|withdrawn or has lapsed/.test(text), text);
   }
   assert.deepEqual(errors, []);
   await context.close();

@@ -5,44 +5,21 @@
 // rule point has a diagram with coordinates in three languages; the rating graph starts
 // before the first rated game and is legible on a phone; recent games say the owner's
 // side and result; the board fills a phone's width with both bars and clocks in view.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, newPlayer, visit, playAny } from './support.mjs';
+import { DESKTOP, PHONE, shot, useKingstable, playAny } from './support.mjs';
 
 /** @typedef {import('playwright-core').Page} Page */
 
-const bin = await kingstableBinary();
-if (!bin && process.env.KINGSTABLE_REQUIRE_SERVER === '1') throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but no kingstable binary');
-const server = bin ? await startKingstable(bin) : null;
-const skip = server ? false : 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)';
-
-/** @type {import('playwright-core').Browser | null} */
-let browser = null;
-
-before(async () => {
-  if (!skip) browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
+const suite = await useKingstable();
+const { skip, go } = suite;
 
 /**
  * A player in their own browser context, reading `lang`.
  * @param {{width: number, height: number}} [viewport]
  * @param {string} [lang]
  */
-async function player(viewport = DESKTOP, lang = 'en') {
-  const p = await newPlayer(/** @type {import('playwright-core').Browser} */ (browser), viewport);
-  await p.context.addInitScript((l) => localStorage.setItem('kingstable.lang', l), lang);
-  return p;
-}
-
-/** @param {Page} page @param {string} path */
-const go = (page, path) => visit(page, origin(), path);
+const player = (viewport = DESKTOP, lang = 'en') => suite.player(viewport, lang);
 
 /**
  * Starts a game against the AI from the home page; returns its path.
@@ -336,6 +313,11 @@ test('the board as large as the screen allows, both player bars and clocks in vi
         assert.ok(r && r.top >= 0 && r.bottom <= m.height + 0.5 && r.left >= -0.5 && r.right <= m.width + 0.5, `${where}: ${JSON.stringify(r)} in view`);
       }
       assert.ok(m.scrollWidth <= m.width, `${where}: no sideways scroll`);
+      if (screen.width > screen.height && screen.height < 500) {
+        // A phone on its side: the board takes the window's height (less a small margin).
+        const ranks = kind === 'camelot' ? 16 : 11;
+        assert.ok(m.square >= (screen.height - 16) / ranks - 0.5, `${where}: squares ${m.square} px`);
+      }
       if (screen === PHONE) {
         // The squares take the whole width: 360 / 11 and 360 / 12.
         const files = kind === 'camelot' ? 12 : 11;

@@ -5,49 +5,16 @@
 // who left, after the countdown; reconnecting after the server is killed mid-game; the
 // analysis page's evaluation; two players chatting, one on a phone, with a spectator
 // whose room the players read once the game is over (docs/API.md).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, newPlayer, visit, playAny, fixture } from './support.mjs';
+import { DESKTOP, PHONE, shot, useKingstable, playAny, fixture } from './support.mjs';
 
 /** @typedef {import('playwright-core').Page} Page */
 
-const bin = await kingstableBinary();
-let server = bin ? await startKingstable(bin) : null;
-let live = false;
-if (server) {
-  const answer = await fetch(`${server.origin}/api/games?status=live`);
-  live = answer.status !== 404;
-  if (!live && process.env.KINGSTABLE_REQUIRE_SERVER === '1') {
-    throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but kingstable serve has no live games (GET /api/games?status=live is 404)');
-  }
-  if (!live) {
-    await server.stop();
-    server = null;
-  }
-}
-const skip = !bin
-  ? 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)'
-  : !live ? 'kingstable serve has no live games yet (GET /api/games?status=live is 404)' : false;
-
-/** @type {import('playwright-core').Browser | null} */
-let browser = null;
-
-before(async () => {
-  if (!skip) browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
-
+const suite = await useKingstable({ needs: { path: '/api/games?status=live', what: 'live games' } });
+const { skip, go } = suite;
 /** @param {{width: number, height: number}} [viewport] */
-const player = (viewport = DESKTOP) => newPlayer(/** @type {import('playwright-core').Browser} */ (browser), viewport);
-
-/** @param {Page} page @param {string} path */
-const go = (page, path) => visit(page, origin(), path);
+const player = (viewport = DESKTOP) => suite.player(viewport);
 
 /**
  * Creates a game from the home page's form; returns the game page's path.
@@ -349,10 +316,9 @@ test('the server is killed mid-game and restarted: the page reconnects and play 
   await create(page, { mode: 'ai', kind: 'copenhagen', side: 'first', tc: 'untimed', level: 1 });
   await playAny(page);
   await waitPlies(page, 2);
-  const s = /** @type {NonNullable<typeof server>} */ (server);
-  await s.kill();
+  await suite.server.kill();
   await page.waitForSelector('.conn:not([hidden])', { timeout: 15000 });
-  server = await startKingstable(/** @type {string} */ (bin), { port: s.port, dir: s.dir });
+  await suite.restart();
   await page.waitForSelector('.conn[hidden]', { state: 'attached', timeout: 30000 });
   assert.equal(await plies(page), 2, 'every acknowledged move is still there');
   await playAny(page);
@@ -421,7 +387,7 @@ test('a game in progress: no engine until it ends, watchers other than oneself, 
   /** @type {Array<[string, RegExp]>} */
   const languages = [['fr-FR', /Les défenseurs ont abandonné\./], ['it-IT', /I difensori hanno abbandonato\./]];
   for (const [locale, words] of languages) {
-    const b2 = /** @type {import('playwright-core').Browser} */ (browser);
+    const b2 = suite.browser;
     const context = await b2.newContext({ viewport: DESKTOP, locale });
     const page = await context.newPage();
     await go(page, path);

@@ -3,52 +3,18 @@
 // follow the opponent's move live on another page, with a notice; the My games page
 // lists the game first and keeps up; the rating list of each game, with ranks, and a
 // player's rank on their page (docs/API.md).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, newPlayer, visit, playAny } from './support.mjs';
+import { DESKTOP, PHONE, shot, useKingstable, playAny } from './support.mjs';
 
 /** @typedef {import('playwright-core').Page} Page */
 
-const bin = await kingstableBinary();
-let server = bin ? await startKingstable(bin) : null;
-let ready = false;
-if (server) {
-  const answer = await fetch(`${server.origin}/api/ratings?game=copenhagen`);
-  ready = answer.status === 200;
-  if (!ready && process.env.KINGSTABLE_REQUIRE_SERVER === '1') {
-    throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but kingstable serve has no rating list (GET /api/ratings)');
-  }
-  if (!ready) {
-    await server.stop();
-    server = null;
-  }
-}
-const skip = !bin
-  ? 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)'
-  : !ready ? 'kingstable serve has no rating list yet (GET /api/ratings)' : false;
-
-/** @type {import('playwright-core').Browser | null} */
-let browser = null;
-
-before(async () => {
-  if (!skip) browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
-
+const suite = await useKingstable({ needs: { path: '/api/ratings?game=copenhagen', what: 'rating list' } });
+const { skip, go } = suite;
 /** @param {{width: number, height: number}} [viewport] */
-/** @param {{width: number, height: number}} [viewport] */
-const player = (viewport = DESKTOP) => newPlayer(/** @type {import('playwright-core').Browser} */ (browser), viewport);
-
-/** @param {Page} page @param {string} path */
-const go = (page, path) => visit(page, origin(), path);
+const player = (viewport = DESKTOP) => suite.player(viewport);
 
 
 /** @param {Page} page */
@@ -127,7 +93,7 @@ test('the header count and the tab title follow the opponent’s move live', { s
  * one provisional, with the server stopped, then starts it again on the same file.
  */
 async function seedRatings() {
-  const s = /** @type {NonNullable<typeof server>} */ (server);
+  const s = suite.server;
   await s.stop();
   const now = Date.now();
   const rows = [
@@ -141,7 +107,7 @@ async function seedRatings() {
     `INSERT INTO ratings (user_id, kind, rating, deviation, volatility, games, wins, losses, draws, revision, updated_at) ` +
     `VALUES ('${id}', 'copenhagen', ${rating}, ${deviation}, 0.06, ${games}, ${wins}, ${losses}, ${draws}, 1, ${now});`).join('\n');
   execFileSync('sqlite3', [join(s.dir, 'kingstable.db')], { input: sql });
-  server = await startKingstable(/** @type {string} */ (bin), { port: s.port, dir: s.dir });
+  await suite.restart();
 }
 
 test('the rating list ranks established players, and a profile shows the rank', { skip, timeout: 120000 }, async () => {
@@ -286,7 +252,7 @@ test('a challenge to one player: sent from their page, told to them at once, dec
 });
 
 test('moderation: a report reaches a moderator, whose mute holds on the author’s open page, said in the author’s language', { skip, timeout: 120000 }, async () => {
-  const s = /** @type {NonNullable<typeof server>} */ (server);
+  const s = suite.server;
   const a = await player();
   const b = await player();
   const m = await player(PHONE);
@@ -305,7 +271,7 @@ test('moderation: a report reaches a moderator, whose mute holds on the author�
   await b.page.click(`#lobby-chat .chat__line:has-text("${line}") .chat__act >> nth=1`);
   await b.page.waitForSelector('.toast:has-text("Reported")');
   // The operator makes m a moderator, from another process, while the server runs.
-  execFileSync(/** @type {string} */ (bin), ['admin', 'grant', 'moderator', nameM], { cwd: s.dir });
+  execFileSync(suite.bin, ['admin', 'grant', 'moderator', nameM], { cwd: s.dir });
   await go(m.page, '/settings');
   await m.page.click('#moderation-link a');
   await m.page.waitForURL((url) => url.pathname === '/moderation');

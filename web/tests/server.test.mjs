@@ -2,40 +2,12 @@
 // the server hands out the app for every page address, and accounts work end to end from
 // the pages. Skipped when no kingstable binary with `serve` is built, unless
 // KINGSTABLE_REQUIRE_SERVER=1 (CI), which makes that a failure.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, DESKTOP, shot, kingstableBinary, startKingstable } from './support.mjs';
+import { DESKTOP, shot, useKingstable } from './support.mjs';
 
-const bin = await kingstableBinary();
-if (!bin && process.env.KINGSTABLE_REQUIRE_SERVER === '1') {
-  throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but no kingstable binary with `serve` was found (build it or set KINGSTABLE_BIN)');
-}
-const skip = bin ? false : 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)';
-
-/** @type {Awaited<ReturnType<typeof startKingstable>> | null} */
-let server = null;
-/** @type {import('playwright-core').Browser | null} */
-let browser = null;
-
-before(async () => {
-  if (!bin) return;
-  server = await startKingstable(bin);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-/**
- * @param {import('playwright-core').Page} page
- * @param {string} path
- */
-async function go(page, path) {
-  await page.goto(`${server?.origin}${path}`);
-  await page.waitForSelector('body[data-ready="true"]');
-}
+const suite = await useKingstable();
+const { skip, go } = suite;
 
 /** @param {import('playwright-core').Page} page */
 function watch(page) {
@@ -46,7 +18,7 @@ function watch(page) {
 }
 
 test('kingstable serve hands out the app for every page address', { skip }, async () => {
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const b = suite.browser;
   const context = await b.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   const errors = watch(page);
@@ -60,7 +32,7 @@ test('kingstable serve hands out the app for every page address', { skip }, asyn
 });
 
 test('sign up, see your page, sign out, sign in again; a wrong password is refused in words', { skip }, async () => {
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const b = suite.browser;
   const context = await b.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   const errors = watch(page);
@@ -93,7 +65,7 @@ test('sign up, see your page, sign out, sign in again; a wrong password is refus
 });
 
 test('the analysis page keeps to the site\'s Content-Security-Policy and starts with an even evaluation bar', { skip }, async () => {
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const b = suite.browser;
   const context = await b.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   const errors = watch(page);
@@ -122,7 +94,7 @@ test('an imported record is listed with its players, and the open game is in the
   const { join } = await import('node:path');
   const { ROOT } = await import('./support.mjs');
   const record = await readFile(join(ROOT, 'crates', 'tafl', 'tests', 'data', 'millar_vs_schachus_2015.otg'), 'utf8');
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const b = suite.browser;
   const context = await b.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   const errors = watch(page);
@@ -147,14 +119,16 @@ test('an imported record is listed with its players, and the open game is in the
 });
 
 test('the game page shows the whole board and both players\' bars and clocks without scrolling, on desktops and phones', { skip }, async () => {
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const b = suite.browser;
   const context = await b.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   const errors = watch(page);
   await go(page, '/');
   /** @type {string[]} */
   const problems = [];
-  for (const kind of ['copenhagen', 'camelot']) {
+  // In Italian and French: longer words must not push a bar out of view.
+  for (const [kind, lang] of [['copenhagen', 'it'], ['camelot', 'fr']]) {
+    await page.evaluate((l) => localStorage.setItem('kingstable.lang', l), lang);
     const id = await page.evaluate(async (k) => {
       const reply = await fetch('/api/games', {
         method: 'POST',
@@ -182,20 +156,21 @@ test('the game page shows the whole board and both players\' bars and clocks wit
       const parts = [['board', box.board], ['top bar', box.bars[0]], ['bottom bar', box.bars[1]]];
       for (const [name, r] of parts) {
         if (!r || r.top < 0 || r.bottom > height + 0.5 || r.left < 0 || r.right > width + 0.5) {
-          problems.push(`${kind} ${width}x${height}: the ${name} is at ${JSON.stringify(r)}`);
+          problems.push(`${kind} ${lang} ${width}x${height}: the ${name} is at ${JSON.stringify(r)}`);
         }
       }
-      if (box.scrollWidth > width) problems.push(`${kind} ${width}x${height}: the page is ${box.scrollWidth} px wide`);
-      await shot(page, `server-game-${kind}-${width}x${height}`);
+      if (box.scrollWidth > width) problems.push(`${kind} ${lang} ${width}x${height}: the page is ${box.scrollWidth} px wide`);
+      await shot(page, `server-game-${kind}-${lang}-${width}x${height}`);
     }
   }
+  await page.evaluate(() => localStorage.removeItem('kingstable.lang'));
   assert.deepEqual(problems, []);
   assert.deepEqual(errors, []);
   await context.close();
 });
 
 test('small live boards fit their cards on the home and watch pages, and no page scrolls sideways', { skip }, async () => {
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const b = suite.browser;
   const context = await b.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   const errors = watch(page);
@@ -241,7 +216,7 @@ test('on a phone the archive and the lobby fit the screen: rows become cards wit
   const { join } = await import('node:path');
   const { ROOT, PHONE } = await import('./support.mjs');
   const record = await readFile(join(ROOT, 'crates', 'tafl', 'tests', 'data', 'millar_vs_schachus_2015.otg'), 'utf8');
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const b = suite.browser;
   const context = await b.newContext({ viewport: PHONE, hasTouch: true });
   const page = await context.newPage();
   const errors = watch(page);
@@ -282,7 +257,7 @@ test('an imported game shows its record\'s players and date in the viewer and on
   const { join } = await import('node:path');
   const { ROOT } = await import('./support.mjs');
   const record = await readFile(join(ROOT, 'crates', 'tafl', 'tests', 'data', 'millar_vs_schachus_2015.otg'), 'utf8');
-  const b = /** @type {import('playwright-core').Browser} */ (browser);
+  const b = suite.browser;
   const context = await b.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   const errors = watch(page);
@@ -298,6 +273,13 @@ test('an imported game shows its record\'s players and date in the viewer and on
   await page.waitForSelector('#viewer .kt-board');
   assert.equal(await page.locator('#viewer-players').textContent(), 'Tim Millar (Attackers) – Schachus (Defenders)');
   assert.match(await page.locator('#viewer-date').textContent() ?? '', /2015/);
+  // Analyse opens the position the viewer shows.
+  assert.equal(await page.getAttribute('#viewer-analyse', 'href'), `/analysis?game=${id}`);
+  await page.click('#viewer .moves__move[data-ply="5"]');
+  assert.equal(await page.getAttribute('#viewer-analyse', 'href'), `/analysis?game=${id}&ply=5`);
+  await page.click('#viewer-analyse');
+  await page.waitForSelector('.analysis .moves__move[data-ply="6"]');
+  assert.equal(await page.getAttribute('.moves__move[aria-current="true"]', 'data-ply'), '5');
   // The game page: both bars name them, and the date is the record's.
   await go(page, `/game/${id}`);
   await page.waitForSelector('.player-bar__name');

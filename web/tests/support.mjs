@@ -248,3 +248,75 @@ export async function playAny(page) {
   const choice = page.locator('.kt-picker__choice');
   if (await choice.count()) await choice.first().click();
 }
+
+/**
+ * What a browser test file against a real `kingstable serve` starts with: the server
+ * (on a free port, with a new database), Chromium before the file's tests, both stopped
+ * after, and the helpers every such file uses.
+ *
+ * `skip` is the reason the file's tests are skipped (no binary, or a binary without what
+ * `needs` asks for: `needs.path` must answer 2xx); with KINGSTABLE_REQUIRE_SERVER=1 a
+ * missing binary or feature fails instead.
+ * @param {{needs?: {path: string, what: string}}} [options]
+ */
+export async function useKingstable(options = {}) {
+  const bin = await kingstableBinary();
+  const required = process.env.KINGSTABLE_REQUIRE_SERVER === '1';
+  if (!bin && required) throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but no kingstable binary with `serve`');
+  let server = bin ? await startKingstable(bin) : null;
+  /** @type {string | false} */
+  let skip = bin ? false : 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)';
+  const needs = options.needs;
+  if (server && needs) {
+    const answer = await fetch(`${server.origin}${needs.path}`);
+    if (!answer.ok) {
+      if (required) throw new Error(`KINGSTABLE_REQUIRE_SERVER=1 but kingstable serve has no ${needs.what} (GET ${needs.path} is ${answer.status})`);
+      await server.stop();
+      server = null;
+      skip = `kingstable serve has no ${needs.what} yet (GET ${needs.path} is ${answer.status})`;
+    }
+  }
+  const suite = {
+    /** The kingstable binary (when not skipped). */
+    bin: /** @type {string} */ (bin),
+    skip,
+    /** The server running now (replaced by `restart`). */
+    server: /** @type {Awaited<ReturnType<typeof startKingstable>>} */ (server),
+    /** Chromium, once the file's tests begin. */
+    browser: /** @type {import('playwright-core').Browser} */ (/** @type {unknown} */ (null)),
+    /** The server's address. */
+    origin: () => suite.server.origin,
+    /**
+     * Starts the server again on the same port and database (after `suite.server.stop()`
+     * or `.kill()`).
+     */
+    restart: async () => {
+      suite.server = await startKingstable(suite.bin, { port: suite.server.port, dir: suite.server.dir });
+      return suite.server;
+    },
+    /**
+     * A player in their own browser context (its cookies), reading `lang` when given.
+     * @param {{width: number, height: number}} [viewport]
+     * @param {string} [lang]
+     */
+    player: async (viewport = DESKTOP, lang = undefined) => {
+      const p = await newPlayer(suite.browser, viewport);
+      if (lang) await p.context.addInitScript((l) => localStorage.setItem('kingstable.lang', l), lang);
+      return p;
+    },
+    /**
+     * Opens `path` of the server and waits until the page is drawn.
+     * @param {import('playwright-core').Page} page
+     * @param {string} path
+     */
+    go: (page, path) => visit(page, suite.server.origin, path),
+  };
+  before(async () => {
+    if (!skip) suite.browser = await launch();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.server?.stop();
+  });
+  return suite;
+}

@@ -4,33 +4,17 @@
 // and dropped when it is no longer legal; a correspondence move held for confirmation;
 // the pieces each side lost; the engine's best lines and arrows on the analysis page; and
 // an analysis address that restores the same position in another browser.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, DESKTOP, PHONE, shot, kingstableBinary, startKingstable, newPlayer, visit, playAny, fixture } from './support.mjs';
+import { DESKTOP, PHONE, shot, useKingstable, playAny, fixture } from './support.mjs';
 
 /** @typedef {import('playwright-core').Page} Page */
 
-const bin = await kingstableBinary();
-if (!bin && process.env.KINGSTABLE_REQUIRE_SERVER === '1') throw new Error('KINGSTABLE_REQUIRE_SERVER=1 but no kingstable binary with `serve`');
-const server = bin ? await startKingstable(bin) : null;
-const skip = !bin ? 'no kingstable binary with `serve` (cargo build -p kingstable, or set KINGSTABLE_BIN)' : false;
+const suite = await useKingstable();
+const { skip, go } = suite;
 const LAPTOP = { width: 1366, height: 768 };
-
-/** @type {import('playwright-core').Browser | null} */
-let browser = null;
-before(async () => {
-  if (!skip) browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const origin = () => /** @type {NonNullable<typeof server>} */ (server).origin;
 /** @param {{width: number, height: number}} [viewport] */
-const player = (viewport = DESKTOP) => newPlayer(/** @type {import('playwright-core').Browser} */ (browser), viewport);
-/** @param {Page} page @param {string} path */
-const go = (page, path) => visit(page, origin(), path);
+const player = (viewport = DESKTOP) => suite.player(viewport);
 
 /**
  * A friend game of `kind` with clock `tc` made by `a` (first side) on the home page,
@@ -93,7 +77,7 @@ async function done(players) {
 
 test('a typed move: as the move list writes it, a capture without its suffix, and errors in words (English and French)', { skip, timeout: 120000 }, async () => {
   const a = await player(LAPTOP);
-  const fr = await /** @type {import('playwright-core').Browser} */ (browser).newContext({ viewport: PHONE, hasTouch: true, locale: 'fr-FR' });
+  const fr = await suite.browser.newContext({ viewport: PHONE, hasTouch: true, locale: 'fr-FR' });
   const b = { context: fr, page: await fr.newPage(), errors: /** @type {string[]} */ ([]) };
   b.page.on('pageerror', (e) => b.errors.push(`pageerror: ${e.message}`));
   const path = await friendGame(a.page, b.page, 'copenhagen', 'untimed');
@@ -134,13 +118,21 @@ test('a typed move: as the move list writes it, a capture without its suffix, an
   await a.page.click('button[data-nav="last"]');
   await shot(a.page, 'tools-typed-laptop');
   await shot(b.page, 'tools-typed-phone-fr');
-  // The attackers resign: the finished game opens in analysis at a ply, by its address.
+  // The attackers resign: the finished game opens in analysis at the position the player
+  // was looking at, and at a ply by its address.
   await a.page.click('[data-action="resign"]');
   await a.page.click('dialog[open] .btn--primary');
   await a.page.waitForSelector('.result-banner');
   const id = path.split('/').pop();
+  assert.equal(await a.page.getAttribute('#analyse', 'href'), `/analysis?game=${id}`);
+  await a.page.click('.moves__move[data-ply="1"]');
+  assert.equal(await a.page.getAttribute('#analyse', 'href'), `/analysis?game=${id}&ply=1`);
+  await a.page.click('#analyse');
+  await a.page.waitForSelector('.moves__move[data-ply="2"]');
+  assert.equal(await a.page.getAttribute('.moves__move[aria-current="true"]', 'data-ply'), '1');
   await go(a.page, `/analysis?game=${id}`);
   await a.page.waitForSelector('.moves__move[data-ply="2"]');
+  assert.equal(await a.page.getAttribute('.moves__move[aria-current="true"]', 'data-ply'), '2');
   await a.page.click('.moves__move[data-ply="1"]');
   await a.page.waitForFunction(() => (/** @type {HTMLInputElement | null} */ (document.querySelector('#analysis-link'))?.value ?? '').includes('ply=1'));
   const link = await a.page.inputValue('#analysis-link');
@@ -282,6 +274,46 @@ test('analysis: three engine lines with their evaluations and the best move as a
     await page.waitForSelector('.moves__move[data-ply="1"]');
     assert.equal(await page.locator('.moves__move[data-ply="1"]').textContent(), first[1]);
     assert.equal(await page.locator('.kt-arrow').count(), 0);
+    if (viewport === LAPTOP) {
+      // The engine running while a move is played: no line of the position left shows
+      // after it (every line shown starts with a piece that may move in the position
+      // on the board).
+      await page.click('#engine-toggle');
+      await page.waitForFunction(() => document.querySelectorAll('#pv-lines li[data-line]').length === 3, undefined, { timeout: 30000 });
+      await page.evaluate(() => {
+        const wrong = /** @type {string[]} */ ([]);
+        /** @type {any} */ (window).wrongLines = wrong;
+        new MutationObserver(() => {
+          for (const b of document.querySelectorAll('#pv-lines button[data-move]')) {
+            const move = b.getAttribute('data-move') ?? '';
+            const from = move.split(/[-x]/)[0];
+            if (!document.querySelector(`.kt-piece--movable[data-square="${from}"]`)) wrong.push(move);
+          }
+        }).observe(/** @type {Element} */ (document.querySelector('#pv-lines')), { childList: true, subtree: true });
+      });
+      await page.click('#pv-lines li[data-line="1"] button');
+      await page.waitForSelector('.moves__move[data-ply="2"]');
+      await page.waitForFunction(() => document.querySelectorAll('#pv-lines li[data-line]').length === 3, undefined, { timeout: 30000 });
+      await page.waitForTimeout(1000);
+      assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).wrongLines), []);
+      // Two analyses run for this visitor: a third is refused, in words.
+      const more = [await context.newPage(), await context.newPage()];
+      for (const p of more) {
+        await go(p, '/analysis?kind=fetlar');
+        await p.waitForSelector('.kt-piece');
+        await p.click('#engine-toggle');
+      }
+      // (Whichever of the two the server reads second.)
+      /** @type {string[]} */
+      let refusals = [];
+      for (let i = 0; i < 100 && !refusals.length; i++) {
+        await page.waitForTimeout(100);
+        refusals = (await Promise.all(more.map((p) => p.$$eval('.notice--error', (els) => els.map((e) => e.textContent ?? ''))))).flat();
+      }
+      assert.deepEqual(refusals, ['The engine is already busy with your other analyses. Stop one, or wait for it to end.']);
+      for (const p of more) await p.close();
+      await page.click('#engine-toggle');
+    }
     assert.deepEqual(errors, []);
     await context.close();
   }

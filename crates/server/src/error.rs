@@ -155,6 +155,9 @@ pub struct ApiError {
     pub message: String,
     /// For [`ErrorCode::RateLimited`]: when to try again.
     pub retry_after: Option<Duration>,
+    /// Which case of the code it is, for clients to say it in their own words
+    /// (`challenge_gone` of a `conflict`); stable, like the code.
+    pub reason: Option<&'static str>,
 }
 
 impl ApiError {
@@ -164,6 +167,16 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after: None,
+            reason: None,
+        }
+    }
+
+    /// The same error naming its case (`reason` in the response).
+    #[must_use]
+    pub fn because(self, reason: &'static str) -> ApiError {
+        ApiError {
+            reason: Some(reason),
+            ..self
         }
     }
 
@@ -189,6 +202,7 @@ impl ApiError {
             code: ErrorCode::RateLimited,
             message: format!("too many requests; try again in {seconds} s"),
             retry_after: Some(Duration::from_secs(seconds.max(1))),
+            reason: None,
         }
     }
 }
@@ -211,6 +225,8 @@ struct ErrorBody<'a> {
 struct ErrorDetail<'a> {
     code: &'static str,
     message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
 }
 
 impl IntoResponse for ApiError {
@@ -219,6 +235,7 @@ impl IntoResponse for ApiError {
             error: ErrorDetail {
                 code: self.code.as_str(),
                 message: &self.message,
+                reason: self.reason,
             },
         };
         let mut response = (self.code.status(), Json(body)).into_response();

@@ -46,6 +46,12 @@ export async function render(main) {
   /** @type {Awaited<ReturnType<typeof api.position>> | null} */
   let current = null;
   let analysing = false;
+  /**
+   * The tag of the latest request to the engine (an analysis, a review): answers carry
+   * their request's tag, and those to an older one (a position left, an analysis
+   * stopped) are dropped, never shown.
+   */
+  let job = 0;
   /** @type {import('../types.js').BoardView | null} the position on the board now */
   let shownView = null;
   /** @type {Map<number, ReviewPly>} */
@@ -196,6 +202,7 @@ export async function render(main) {
 
   const socket = new Socket('/ws/analysis', {
     onMessage: (msg) => {
+      if (typeof msg.id === 'number' && msg.id !== job) return;
       if (msg.t === 'info') showInfo(msg);
       else if (msg.t === 'done') {
         analysing = false;
@@ -292,13 +299,18 @@ export async function render(main) {
 
   function analyse() {
     if (!current) return;
-    socket.send({ t: 'analyze', kind, position: start, moves: line.slice(0, ply), time_ms: 30000, lines: LINES });
+    job += 1;
+    socket.send({ t: 'analyze', id: job, kind, position: start, moves: line.slice(0, ply), time_ms: 30000, lines: LINES });
   }
 
   function toggleEngine() {
     analysing = !analysing;
     if (analysing) analyse();
-    else socket.send({ t: 'stop' });
+    else {
+      // What the stopped analysis still says is of no use: the position may change.
+      job += 1;
+      socket.send({ t: 'stop' });
+    }
     drawEngineButton();
   }
 
@@ -366,10 +378,8 @@ export async function render(main) {
     /** @type {PlayedMove[]} */
     const listed = line.map((text, i) => moves[i] ?? { text, ply: i + 1, player: i % 2 === 0 ? 'first' : 'second', from: { file: 0, rank: 0 }, to: { file: 0, rank: 0 }, path: [], captures: [] });
     moveList.set(listed, ply);
-    if (analysing) {
-      socket.send({ t: 'stop' });
-      analyse();
-    }
+    // A new analysis replaces the one under way (whose late lines are dropped).
+    if (analysing) analyse();
     drawReview();
   }
 
@@ -404,7 +414,11 @@ export async function render(main) {
       h('h2', null, t('analysis.review')),
       items.length ? null : h('button', {
         type: 'button', class: 'btn btn--primary', id: 'review-start', onclick: () => {
-          socket.send({ t: 'review', game: gameId });
+          // The review replaces an analysis under way (one run per socket).
+          job += 1;
+          analysing = false;
+          drawEngineButton();
+          socket.send({ t: 'review', id: job, game: gameId });
           reviewBox.append(h('p', { class: 'muted small' }, t('analysis.reviewing')));
         },
       }, t('analysis.review_start')));

@@ -4,7 +4,7 @@
 // premove in a live game while the opponent thinks, or held for confirmation in a
 // correspondence game (a setting). The game socket keeps it live and catches up after a
 // dropped connection.
-import { h, toast, confirmDialog, errorNotice, errorText, errorCodeText, setTitle, timeControlText, copyLink, formatDate } from '../ui.js';
+import { h, toast, confirmDialog, errorNotice, errorText, errorCodeText, setTitle, timeControlText, copyLink, formatDate, analysisAddress } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { Socket } from '../socket.js';
@@ -386,6 +386,8 @@ export async function render(main, [id]) {
       premove: premoving ? premove : null,
     });
     shownPly = ply;
+    // Analyse opens the position shown (the game's end unless browsing).
+    analyseLink.href = analysisAddress(id, ply, game.moves.length);
     boardBox.classList.toggle('is-browsing', !live);
     if (queued) {
       // The player's turn has come: the queued move goes at once if it is legal now.

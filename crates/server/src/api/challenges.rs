@@ -38,12 +38,22 @@ pub struct ChallengeBody {
 fn challenge_error(error: ChallengeError) -> ApiError {
     match error {
         ChallengeError::NotFound => ApiError::not_found(error.to_string()),
-        ChallengeError::Own | ChallengeError::Gone | ChallengeError::TooMany => {
-            ApiError::new(ErrorCode::Conflict, error.to_string())
+        ChallengeError::Own => {
+            ApiError::new(ErrorCode::Conflict, error.to_string()).because("own_challenge")
         }
-        ChallengeError::RatedGuest => ApiError::new(ErrorCode::NotSignedIn, error.to_string()),
+        ChallengeError::Gone => {
+            ApiError::new(ErrorCode::Conflict, error.to_string()).because("challenge_gone")
+        }
+        ChallengeError::TooMany => {
+            ApiError::new(ErrorCode::Conflict, error.to_string()).because("too_many_challenges")
+        }
+        ChallengeError::RatedGuest => {
+            ApiError::new(ErrorCode::NotSignedIn, error.to_string()).because("rated_needs_account")
+        }
         ChallengeError::NotForYou => ApiError::new(ErrorCode::Forbidden, error.to_string()),
-        ChallengeError::TooManyForThem(_) => ApiError::new(ErrorCode::Conflict, error.to_string()),
+        ChallengeError::TooManyForThem(_) => {
+            ApiError::new(ErrorCode::Conflict, error.to_string()).because("too_many_for_them")
+        }
         ChallengeError::Setup(error) => setup_error(&error),
         ChallengeError::Store(error) => error.into(),
     }

@@ -196,10 +196,10 @@ pub async fn create(
         Opponent::Friend => (Seat::Open, body.rated),
     };
     if rated && !matches!(seat, Seat::User(_)) {
-        return Err(ApiError::new(
-            ErrorCode::NotSignedIn,
-            "sign in to play rated games",
-        ));
+        return Err(
+            ApiError::new(ErrorCode::NotSignedIn, "sign in to play rated games")
+                .because("rated_needs_account"),
+        );
     }
     let ai_slot = match opponent {
         Seat::Ai(_) => Some(
@@ -317,19 +317,19 @@ pub async fn join(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     check(&state.limiters.challenge, &ip)?;
-    let handle = state
-        .live
-        .handle(&id)
-        .ok_or_else(|| ApiError::new(ErrorCode::Conflict, "this game can no longer be joined"))?;
+    let handle = state.live.handle(&id).ok_or_else(|| {
+        ApiError::new(ErrorCode::Conflict, "this game can no longer be joined")
+            .because("not_joinable")
+    })?;
     // A rated game rates two accounts: a guest (or a visitor about to become one) may
     // watch it but not sit down.
     if !matches!(viewer, Viewer::User { .. })
         && state.store.game(&id).await?.is_some_and(|game| game.rated)
     {
-        return Err(ApiError::new(
-            ErrorCode::NotSignedIn,
-            "sign in to play rated games",
-        ));
+        return Err(
+            ApiError::new(ErrorCode::NotSignedIn, "sign in to play rated games")
+                .because("rated_needs_account"),
+        );
     }
     let (seat, ident, cookie) = player_seat(&state, &viewer, ip).await?;
     let side = handle.join(ident, seat).await.map_err(refusal_error)?;
@@ -355,6 +355,7 @@ pub async fn rematch(
             ErrorCode::Conflict,
             "this game is too old for a rematch: start a new one",
         )
+        .because("too_old_for_rematch")
     })?;
     let answer = handle
         .act(Ident::from(&viewer), ClientMessage::Rematch)

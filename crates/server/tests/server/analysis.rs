@@ -120,3 +120,73 @@ async fn several_lines(db: Database) {
     server.stop().await;
 }
 both!(lines, several_lines);
+
+/// Every answer of the analysis socket carries the `id` of the request it answers (the
+/// web client drops answers to an older request): once the answers to a new `analyze`
+/// begin, none of the replaced one follows, and the new one's lines are of its own
+/// position. The engine does not depend on the database: SQLite only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_carry_their_request_id() {
+    let Some(db) = Database::fresh(common::Db::Sqlite).await else {
+        return;
+    };
+    let server = TestServer::start(test_config(&db)).await;
+    let mut client = server.client();
+    let mut engine = Ws::open(&server, &client, "/ws/analysis").await;
+    engine
+        .send(json!({"t": "analyze", "id": 1, "kind": "copenhagen", "time_ms": 60_000}))
+        .await;
+    let first = engine.until("info").await;
+    assert_eq!(first["id"], 1, "{first}");
+    // A move later: the same socket, another position.
+    engine
+        .send(json!({"t": "analyze", "id": 2, "kind": "copenhagen", "moves": ["d1-d3"], "time_ms": 60_000, "lines": 2}))
+        .await;
+    let mut seen_new = false;
+    let mut new_infos = 0;
+    while new_infos < 2 {
+        let message = engine.next().await;
+        assert_eq!(message["t"], "info", "{message}");
+        match message["id"].as_u64() {
+            Some(1) => assert!(
+                !seen_new,
+                "an answer to request 1 after request 2's: {message}"
+            ),
+            Some(2) => {
+                seen_new = true;
+                new_infos += 1;
+                // The line is legal after d1-d3: it is this position's.
+                let mut moves = vec![json!("d1-d3")];
+                moves.extend(message["pv"].as_array().unwrap().iter().cloned());
+                let played = client
+                    .post(
+                        "/api/position",
+                        json!({"kind": "copenhagen", "moves": moves}),
+                    )
+                    .await;
+                assert_eq!(played.status, StatusCode::OK, "{message}: {}", played.text);
+            }
+            _ => panic!("an answer without its request's id: {message}"),
+        }
+    }
+    engine.send(json!({"t": "stop"})).await;
+    let done = engine.until("done").await;
+    assert_eq!(done["id"], 2, "{done}");
+    // A refusal carries the id of the request refused.
+    engine
+        .send(json!({"t": "analyze", "id": 3, "kind": "fetlar", "lines": 9}))
+        .await;
+    let error = engine.until("error").await;
+    assert_eq!(
+        (error["code"].as_str(), error["id"].as_u64()),
+        (Some("bad_message"), Some(3)),
+        "{error}"
+    );
+    // A request without an id is answered without one.
+    engine
+        .send(json!({"t": "analyze", "kind": "fetlar", "time_ms": 200}))
+        .await;
+    let info = engine.until("info").await;
+    assert!(info.get("id").is_none(), "{info}");
+    server.stop().await;
+}

@@ -492,6 +492,12 @@ async fn challenges_newest_first_capped_taken_into_the_game_and_gone_with_the_po
     }
     let refused = post_challenge(&mut poster, "5+3").await;
     assert_eq!(refused.status, StatusCode::CONFLICT, "at most 3 each");
+    assert_eq!(
+        refused.json()["error"]["reason"],
+        "too_many_challenges",
+        "{}",
+        refused.text
+    );
     let listed = other.get("/api/challenges").await.json();
     let listed: Vec<&str> = listed
         .as_array()

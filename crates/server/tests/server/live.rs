@@ -653,6 +653,13 @@ async fn a_rated_game_changes_both_players_ratings(db: Database) {
         .await;
     assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{}", refused.text);
     assert_eq!(refused.error_code(), "not_signed_in");
+    // The case, for the client's own words.
+    assert_eq!(
+        refused.json()["error"]["reason"],
+        "rated_needs_account",
+        "{}",
+        refused.text
+    );
     let accepted = alice
         .post_empty(&format!("/api/challenges/{challenge}/accept"))
         .await;

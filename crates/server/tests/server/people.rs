@@ -481,6 +481,12 @@ async fn a_challenge_to_one_player_reaches_them_alone(db: Database) {
         .post_empty(&format!("/api/challenges/{id}/accept"))
         .await;
     assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text);
+    assert_eq!(
+        reply.json()["error"]["reason"],
+        "challenge_gone",
+        "{}",
+        reply.text
+    );
 
     // Alice withdraws the next one: gone from Bob's list too.
     let posted = alice.post("/api/challenges", challenge("bob")).await;

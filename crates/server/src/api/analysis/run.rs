@@ -37,6 +37,43 @@ pub(super) struct Running {
     pub ticket: Option<Ticket>,
     /// Its last message (`done`, `review_done`), sent once it ends.
     pub done: oneshot::Receiver<Reply>,
+    /// The client's tag of the request that started it.
+    pub id: Option<u64>,
+}
+
+/// A message of a run, with the run it comes from: the socket's number for the run, and
+/// the client's tag of its request.
+#[derive(Debug)]
+pub(super) struct Tagged {
+    pub run: u64,
+    pub id: Option<u64>,
+    pub reply: Reply,
+}
+
+/// Where a run sends its progress.
+#[derive(Clone, Debug)]
+pub(super) struct Progress {
+    to: mpsc::Sender<Tagged>,
+    run: u64,
+    id: Option<u64>,
+}
+
+impl Progress {
+    /// Progress of the socket's run number `run`, started by a request tagged `id`.
+    pub fn new(to: mpsc::Sender<Tagged>, run: u64, id: Option<u64>) -> Progress {
+        Progress { to, run, id }
+    }
+
+    /// Queues `reply` unless the queue is full (false then).
+    fn try_send(&self, reply: Reply) -> bool {
+        self.to
+            .try_send(Tagged {
+                run: self.run,
+                id: self.id,
+                reply,
+            })
+            .is_ok()
+    }
 }
 
 impl Running {
@@ -89,8 +126,9 @@ pub(super) fn analysis(
     game: AnyGame,
     time: Duration,
     lines: usize,
-    progress: mpsc::Sender<Reply>,
+    progress: Progress,
 ) -> Result<Running, QuotaError> {
+    let id = progress.id;
     let (done_tx, done) = oneshot::channel();
     let ticket = state
         .ai
@@ -99,7 +137,7 @@ pub(super) fn analysis(
             engine.set_lines(lines);
             let answer = engine.answer(&game, &Limits::move_time(time), stop, |info| {
                 // A reader that is behind misses this line; the next one supersedes it.
-                let _ = progress.try_send(Reply::Info {
+                progress.try_send(Reply::Info {
                     depth: info.depth,
                     score: info.score.into(),
                     nodes: info.nodes,
@@ -120,6 +158,7 @@ pub(super) fn analysis(
     Ok(Running {
         ticket: Some(ticket),
         done,
+        id,
     })
 }
 
@@ -129,7 +168,7 @@ pub(super) async fn stored_review(
     state: &AppState,
     id: &str,
     moves: &[String],
-    progress: &mpsc::Sender<Reply>,
+    progress: &Progress,
 ) -> Option<Running> {
     let stored = match state.store.review(id).await {
         Ok(stored) => stored?,
@@ -151,11 +190,15 @@ pub(super) async fn stored_review(
     }
     for ply in &plies {
         // The channel holds a whole review (and the socket reads it before anything else).
-        let _ = progress.try_send(ply.reply());
+        progress.try_send(ply.reply());
     }
     let (done_tx, done) = oneshot::channel();
     let _ = done_tx.send(Reply::ReviewDone);
-    Some(Running { ticket: None, done })
+    Some(Running {
+        ticket: None,
+        done,
+        id: progress.id,
+    })
 }
 
 /// Queues a review of the finished game `id` from `start` through `moves` (legal,
@@ -167,8 +210,9 @@ pub(super) fn review(
     id: String,
     start: AnyGame,
     moves: Vec<String>,
-    progress: mpsc::Sender<Reply>,
+    progress: Progress,
 ) -> Result<Running, QuotaError> {
+    let tag = progress.id;
     let (done_tx, done) = oneshot::channel();
     let runtime = tokio::runtime::Handle::current();
     let keeper = state.clone();
@@ -182,6 +226,7 @@ pub(super) fn review(
     Ok(Running {
         ticket: Some(ticket),
         done,
+        id: tag,
     })
 }
 
@@ -204,7 +249,7 @@ fn review_moves(
     moves: &[String],
     nodes: u64,
     stop: &AtomicBool,
-    progress: &mpsc::Sender<Reply>,
+    progress: &Progress,
 ) -> Vec<ReviewedPly> {
     let mut engine = engine();
     let limits = Limits::nodes(nodes);
@@ -235,7 +280,7 @@ fn review_moves(
             best: best_before.take(),
             class: classify(before, after).map(str::to_owned),
         };
-        if progress.try_send(ply.reply()).is_err() {
+        if !progress.try_send(ply.reply()) {
             break;
         }
         reviewed.push(ply);
@@ -260,7 +305,8 @@ mod tests {
                 .collect();
         let start = AnyGame::start(GameKind::Copenhagen);
         let run = || {
-            let (progress, mut sent) = mpsc::channel(64);
+            let (to, mut sent) = mpsc::channel(64);
+            let progress = Progress::new(to, 1, None);
             let reviewed = review_moves(&start, &moves, 5_000, &AtomicBool::new(false), &progress);
             let mut replies = 0;
             while sent.try_recv().is_ok() {

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use super::guard;
-use super::run::{self, Running};
+use super::run::{self, Progress, Running, Tagged};
 use super::{MAX_ANALYSIS, MAX_LINES, MAX_REVIEW_PLIES, line, start_of};
 use crate::api::game_socket::{SOCKET_MESSAGE_LIMIT, send, sized};
 use crate::auth::Viewer;
@@ -35,8 +35,10 @@ const PROGRESS: usize = MAX_REVIEW_PLIES + 64;
 #[serde(tag = "t", rename_all = "snake_case")]
 enum Request {
     /// Analyse this position and line, for up to `time_ms`, reporting the best `lines`
-    /// lines (1 to [`MAX_LINES`]; 1 when absent).
+    /// lines (1 to [`MAX_LINES`]; 1 when absent). Every answer to it carries its `id`.
     Analyze {
+        #[serde(default)]
+        id: Option<u64>,
         kind: GameKind,
         #[serde(default)]
         position: String,
@@ -49,7 +51,11 @@ enum Request {
     },
     /// A computer review of a finished game: every position searched for a fixed number
     /// of nodes (see [`run::REVIEW_NODES`]); computed once, then served from storage.
-    Review { game: String },
+    Review {
+        #[serde(default)]
+        id: Option<u64>,
+        game: String,
+    },
     /// Stop the analysis (it answers `done` with what it has).
     Stop,
     /// Keep the connection open.
@@ -121,6 +127,26 @@ pub(super) enum Reply {
     Pong,
 }
 
+/// A reply as sent: with the `id` of the request it answers, when that request had one
+/// (a client tells the answers to its latest request from late ones to an older one).
+#[derive(Serialize)]
+struct Out<'a> {
+    #[serde(flatten)]
+    reply: &'a Reply,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<u64>,
+}
+
+impl Request {
+    /// The client's tag of this request.
+    fn id(&self) -> Option<u64> {
+        match self {
+            Request::Analyze { id, .. } | Request::Review { id, .. } => *id,
+            Request::Stop | Request::Ping => None,
+        }
+    }
+}
+
 /// `GET /ws/analysis`: the engine on a position, one analysis at a time per socket.
 /// Counts against the address's sockets; its runs count against the viewer's (and the
 /// address's) quotas of analyses and reviews.
@@ -143,8 +169,13 @@ pub async fn socket(
 /// Sends `reply`, unless the client has not taken messages for [`SEND_TIMEOUT`]; false
 /// when the socket is to be dropped.
 async fn deliver(socket: &mut WebSocket, reply: &Reply) -> bool {
+    deliver_tagged(socket, reply, None).await
+}
+
+/// Sends `reply` with the `id` of the request it answers.
+async fn deliver_tagged(socket: &mut WebSocket, reply: &Reply, id: Option<u64>) -> bool {
     matches!(
-        tokio::time::timeout(SEND_TIMEOUT, send(socket, reply)).await,
+        tokio::time::timeout(SEND_TIMEOUT, send(socket, &Out { reply, id })).await,
         Ok(true)
     )
 }
@@ -166,27 +197,33 @@ async fn serve(
 ) {
     state.metrics.sockets.inc();
     let limiter = state.limiters.socket_limiter();
-    let (progress, mut replies) = mpsc::channel::<Reply>(PROGRESS);
+    let (progress, mut replies) = mpsc::channel::<Tagged>(PROGRESS);
     // Dropping the run (a new one, the socket's end) cancels it on the pool.
     let mut running: Option<Running> = None;
+    // The number of the latest run: progress of an earlier (replaced) one still queued
+    // is dropped, never sent after the new run's request.
+    let mut latest: u64 = 0;
     loop {
         tokio::select! {
             () = state.shutdown.cancelled() => break,
             // Signed out everywhere, or the password changed: the socket closes.
             () = watch.ended() => break,
-            reply = replies.recv() => {
-                let Some(reply) = reply else { break };
-                if !deliver(&mut socket, &reply).await { break }
+            tagged = replies.recv() => {
+                let Some(tagged) = tagged else { break };
+                if tagged.run == latest && !deliver_tagged(&mut socket, &tagged.reply, tagged.id).await { break }
             }
             last = finished(&mut running), if running.is_some() => {
+                let id = running.as_ref().and_then(|run| run.id);
                 running = None;
                 // Progress still queued goes first.
                 let mut open = true;
-                while let Ok(reply) = replies.try_recv() {
-                    open = open && deliver(&mut socket, &reply).await;
+                while let Ok(tagged) = replies.try_recv() {
+                    if tagged.run == latest {
+                        open = open && deliver_tagged(&mut socket, &tagged.reply, tagged.id).await;
+                    }
                 }
                 if let Some(last) = last {
-                    open = open && deliver(&mut socket, &last).await;
+                    open = open && deliver_tagged(&mut socket, &last, id).await;
                 }
                 if !open { break }
             }
@@ -201,6 +238,7 @@ async fn serve(
                     if !deliver(&mut socket, &reply).await { break }
                     continue;
                 }
+                let mut id = None;
                 let reply = match serde_json::from_str::<Request>(&text) {
                     Err(error) => Some(Reply::Error { code: "bad_message", message: format!("not a message of this socket: {error}") }),
                     Ok(Request::Ping) => Some(Reply::Pong),
@@ -209,15 +247,19 @@ async fn serve(
                         None
                     }
                     Ok(request) => {
-                        // A new run replaces the one under way.
-                        if let Some(run) = &running { run.cancel() }
-                        match start(&state, &asker, request, &progress).await {
+                        // A new run replaces the one under way: nothing more of that one
+                        // is sent.
+                        id = request.id();
+                        latest += 1;
+                        running = None;
+                        let progress = Progress::new(progress.clone(), latest, id);
+                        match start(&state, &asker, request, progress).await {
                             Ok(run) => { running = Some(run); None }
                             Err(reply) => Some(reply),
                         }
                     }
                 };
-                if let Some(reply) = reply && !deliver(&mut socket, &reply).await { break }
+                if let Some(reply) = reply && !deliver_tagged(&mut socket, &reply, id).await { break }
             }
         }
     }
@@ -238,7 +280,7 @@ async fn start(
     state: &AppState,
     asker: &Asker,
     request: Request,
-    progress: &mpsc::Sender<Reply>,
+    progress: Progress,
 ) -> Result<Running, Reply> {
     let quota = |error: crate::live::QuotaError| Reply::Error {
         code: "quota",
@@ -246,6 +288,7 @@ async fn start(
     };
     match request {
         Request::Analyze {
+            id: _,
             kind,
             position,
             moves,
@@ -276,9 +319,9 @@ async fn start(
             let time = time_ms
                 .map_or(MAX_ANALYSIS, Duration::from_millis)
                 .min(MAX_ANALYSIS);
-            run::analysis(state, asker.clone(), game, time, lines, progress.clone()).map_err(quota)
+            run::analysis(state, asker.clone(), game, time, lines, progress).map_err(quota)
         }
-        Request::Review { game } => {
+        Request::Review { id: _, game } => {
             if guard::is_live_game(state, &game) {
                 return Err(in_progress(
                     "the game is still being played: it can be reviewed once it ends",
@@ -290,10 +333,10 @@ async fn start(
                     code: "bad_game",
                     message: why,
                 })?;
-            if let Some(stored) = run::stored_review(state, &game, &moves, progress).await {
+            if let Some(stored) = run::stored_review(state, &game, &moves, &progress).await {
                 return Ok(stored);
             }
-            run::review(state, asker.clone(), game, start, moves, progress.clone()).map_err(quota)
+            run::review(state, asker.clone(), game, start, moves, progress).map_err(quota)
         }
         Request::Stop | Request::Ping => Err(Reply::Error {
             code: "bad_message",
