@@ -62,16 +62,7 @@ async fn refused(socket: &mut Ws, room: &str, text: &str) -> String {
     say(socket, room, text).await;
     let answer = next_chat_or_error(socket).await;
     assert_eq!(answer["t"], "error", "{text:?} was said: {answer}");
-    assert_eq!(answer["code"], "chat_refused", "{answer}");
-    // The reason, a word the client translates, then the English words.
-    let reason = answer["reason"].as_str().unwrap_or_default();
-    assert!(
-        server::live::chat::ChatRefusal::ALL
-            .iter()
-            .any(|r| r.word() == reason),
-        "{answer}"
-    );
-    format!("{reason}: {}", answer["message"].as_str().unwrap())
+    common::chat_refusal(&answer)
 }
 
 /// Says `text` and expects to hear it back.

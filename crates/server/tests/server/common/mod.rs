@@ -395,3 +395,17 @@ pub fn rating_of(profile: &Value, kind: &str) -> server::ratings::Rating {
         volatility: entry["volatility"].as_f64().unwrap(),
     }
 }
+
+/// A chat refusal (`chat_refused`, with a reason word the client translates) as
+/// `REASON: MESSAGE`.
+pub fn chat_refusal(answer: &Value) -> String {
+    assert_eq!(answer["code"], "chat_refused", "{answer}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(
+        server::live::chat::ChatRefusal::ALL
+            .iter()
+            .any(|r| r.word() == reason),
+        "{answer}"
+    );
+    format!("{reason}: {}", answer["message"].as_str().unwrap())
+}
