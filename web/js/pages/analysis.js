@@ -345,6 +345,12 @@ export async function render(main) {
   }
 
   async function load() {
+    if (analysing) {
+      // The position is about to change: what the engine still says of the old one is
+      // dropped from now on, not only once the new position has come back.
+      job += 1;
+      showLines([]);
+    }
     try {
       current = await api.position(kind, start, line.slice(0, ply));
     } catch (error) {

@@ -764,6 +764,45 @@ mod tests {
         }
     }
 
+    mod any_input {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// What the `server_messages` fuzz target checks, in the test suite's short
+            /// form: any text, or a message of any tag with fields of any kind, reads as
+            /// a message or as an error (never a panic), and a move's text read from it
+            /// is tried on each game's start as the game's owner tries it.
+            #[test]
+            fn reads_as_a_message_or_an_error(
+                raw in ".{0,80}",
+                tag in prop::sample::select(vec!["hello", "move", "resign", "draw_offer", "takeback", "chat", "claim_victory", "fly", ""]),
+                field in prop::sample::select(vec!["rev", "move", "text", "t", "id"]),
+                value in prop_oneof![
+                    any::<i64>().prop_map(|n| n.to_string()),
+                    any::<f64>().prop_map(|n| n.to_string()),
+                    ".{0,24}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+                    Just("null".to_string()),
+                    Just("[1,{}]".to_string()),
+                ],
+                mv in "[a-q]{1,2}[0-9]{1,2}([-x][a-q][0-9]{1,2}){1,4}",
+            ) {
+                let _ = serde_json::from_str::<ClientMessage>(&raw);
+                let built = format!(
+                    r#"{{"t":"{tag}","{field}":{value},"move":{}}}"#,
+                    serde_json::to_string(&mv).unwrap()
+                );
+                for text in [raw.as_str(), built.as_str()] {
+                    if let Ok(ClientMessage::Move { text, .. }) = serde_json::from_str::<ClientMessage>(text) {
+                        for kind in GameKind::ALL {
+                            let _ = games::AnyGame::start(kind).try_play(&text);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn actions_are_the_client_messages_that_do_them() {
         for action in Action::ALL {
