@@ -143,7 +143,36 @@ const REASON_KEYS = {
   rated_needs_account: 'error.rated_needs_account',
   not_joinable: 'error.not_joinable',
   too_old_for_rematch: 'error.too_old_for_rematch',
+  nothing_to_take_back: 'error.nothing_to_take_back',
+  takebacks_off: 'error.takebacks_off',
+  takeback_pending: 'error.takeback_pending',
+  no_takeback_request: 'error.no_takeback_request',
+  draw_pending: 'error.draw_pending',
+  no_draw_offer: 'error.no_draw_offer',
+  too_late_to_abort: 'error.too_late_to_abort',
+  untimed: 'error.untimed',
+  nothing_to_claim: 'error.nothing_to_claim',
+  opponent_may_return: 'error.opponent_may_return',
+  claims_live_only: 'error.claims_live_only',
+  opponent_present: 'error.opponent_present',
+  conditional_correspondence_only: 'error.conditional_correspondence_only',
+  conditional_on_your_move: 'error.conditional_on_your_move',
+  seat_open: 'error.seat_open',
+  seats_taken: 'error.seats_taken',
+  already_playing: 'error.already_playing',
+  rematch_after_end: 'error.rematch_after_end',
+  seat_empty: 'error.seat_empty',
 };
+
+/**
+ * A socket's refusal in words: its case (`reason`) where the server names one, else its
+ * code's.
+ * @param {{code?: unknown, reason?: unknown}} msg
+ */
+export function refusalText(msg) {
+  const reason = REASON_KEYS[/** @type {keyof typeof REASON_KEYS} */ (String(msg.reason ?? ''))];
+  return reason ? t(reason) : errorCodeText(String(msg.code ?? ''));
+}
 
 /**
  * A notice for a failed request, in words.

@@ -252,7 +252,7 @@ test('the server\'s error codes are shown in the page\'s language, never its Eng
   await go(page, '/');
   const texts = await page.evaluate(async () => {
     const i18n = await import(/** @type {string} */ ('/js/i18n.js'));
-    const { errorText, errorCodeText } = await import(/** @type {string} */ ('/js/ui.js'));
+    const { errorText, errorCodeText, refusalText } = await import(/** @type {string} */ ('/js/ui.js'));
     const { ApiError } = await import(/** @type {string} */ ('/js/api.js'));
     /** @type {Record<string, string[]>} */
     const out = {};
@@ -268,6 +268,9 @@ test('the server\'s error codes are shown in the page\'s language, never its Eng
         errorText(new ApiError('conflict', 'the challenge was taken, withdrawn or has lapsed', 409, 'challenge_gone')),
         errorText(new ApiError('not_signed_in', 'sign in to play rated games', 401, 'rated_needs_account')),
         errorText(new ApiError('conflict', 'english words from the server', 409, 'some_new_reason')),
+        // A game socket's refusal: its case, else its code.
+        refusalText({ t: 'error', code: 'not_allowed', reason: 'no_draw_offer', message: 'no draw offer' }),
+        refusalText({ t: 'error', code: 'not_allowed', message: 'english words from the server' }),
       ];
     }
     await i18n.setLang('en');
@@ -282,7 +285,10 @@ test('the server\'s error codes are shown in the page\'s language, never its Eng
     'This challenge was taken by someone else, withdrawn, or has lapsed.',
     'Sign in to play rated games.',
     'That is not possible now.',
+    'There is no draw offer to answer.',
+    'That is not possible now.',
   ]);
+  assert.equal(texts.fr[8], 'Il n’y a pas de proposition de nulle à laquelle répondre.');
   assert.equal(texts.fr[0], "Nom d'utilisateur ou mot de passe incorrect.");
   assert.equal(texts.fr[5], 'Ce défi a été accepté par quelqu’un d’autre, retiré, ou a expiré.');
   for (const text of [...texts.en, ...texts.fr]) {

@@ -4,7 +4,7 @@
 // premove in a live game while the opponent thinks, or held for confirmation in a
 // correspondence game (a setting). The game socket keeps it live and catches up after a
 // dropped connection.
-import { h, toast, confirmDialog, errorNotice, errorText, errorCodeText, setTitle, timeControlText, copyLink, formatDate, analysisAddress } from '../ui.js';
+import { h, toast, confirmDialog, errorNotice, errorText, errorCodeText, refusalText, setTitle, timeControlText, copyLink, formatDate, analysisAddress } from '../ui.js';
 import { t } from '../i18n.js';
 import { api } from '../api.js';
 import { Socket } from '../socket.js';
@@ -626,7 +626,7 @@ export async function render(main, [id]) {
             chat.refused(msg.reason, String(msg.message ?? ''));
             break;
           }
-          toast(errorCodeText(String(msg.code ?? '')));
+          toast(refusalText(msg));
           // Shows the position as the server has it again (an optimistic move is undone).
           drawBoard();
           break;

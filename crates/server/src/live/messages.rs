@@ -138,8 +138,8 @@ pub struct Refusal {
     pub code: SocketError,
     /// What went wrong, in words.
     pub message: String,
-    /// For `chat_refused`: why, as a word a client translates (see
-    /// [`super::chat::ChatRefusal`]).
+    /// Which case of the code it is, as a word a client translates: for `chat_refused`
+    /// see [`super::chat::ChatRefusal`], for `not_allowed` [`Refusal::REASONS`].
     pub reason: Option<&'static str>,
 }
 
@@ -152,6 +152,39 @@ impl Refusal {
             reason: None,
         }
     }
+
+    /// A `not_allowed` refusal naming its case (one of [`Refusal::REASONS`]).
+    pub fn not_allowed(reason: &'static str, message: impl Into<String>) -> Refusal {
+        debug_assert!(Refusal::REASONS.contains(&reason), "{reason}");
+        Refusal {
+            code: SocketError::NotAllowed,
+            message: message.into(),
+            reason: Some(reason),
+        }
+    }
+
+    /// Every case a `not_allowed` refusal names in `reason` (docs/API.md lists them).
+    pub const REASONS: [&'static str; 19] = [
+        "nothing_to_take_back",
+        "takebacks_off",
+        "takeback_pending",
+        "no_takeback_request",
+        "draw_pending",
+        "no_draw_offer",
+        "too_late_to_abort",
+        "untimed",
+        "nothing_to_claim",
+        "opponent_may_return",
+        "claims_live_only",
+        "opponent_present",
+        "conditional_correspondence_only",
+        "conditional_on_your_move",
+        "seat_open",
+        "seats_taken",
+        "already_playing",
+        "rematch_after_end",
+        "seat_empty",
+    ];
 }
 
 impl From<session::Error> for Refusal {
@@ -161,7 +194,21 @@ impl From<session::Error> for Refusal {
             E::GameOver { .. } => SocketError::GameOver,
             E::NotYourTurn => SocketError::NotYourTurn,
             E::IllegalMove(_) | E::NotLegal => SocketError::IllegalMove,
-            _ => SocketError::NotAllowed,
+            E::NothingToTakeBack => {
+                return Refusal::not_allowed("nothing_to_take_back", err.to_string());
+            }
+            E::TakebacksNotAllowed => {
+                return Refusal::not_allowed("takebacks_off", err.to_string());
+            }
+            E::TakebackPending => return Refusal::not_allowed("takeback_pending", err.to_string()),
+            E::NoTakebackRequest => {
+                return Refusal::not_allowed("no_takeback_request", err.to_string());
+            }
+            E::DrawPending => return Refusal::not_allowed("draw_pending", err.to_string()),
+            E::NoDrawOffer => return Refusal::not_allowed("no_draw_offer", err.to_string()),
+            E::CannotAbort => return Refusal::not_allowed("too_late_to_abort", err.to_string()),
+            E::Untimed => return Refusal::not_allowed("untimed", err.to_string()),
+            E::NothingToClaim => return Refusal::not_allowed("nothing_to_claim", err.to_string()),
         };
         Refusal::new(code, err.to_string())
     }
@@ -800,6 +847,22 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn every_refusal_reason_is_documented_and_said_in_words() {
+        let api = include_str!("../../../../docs/API.md");
+        let client = include_str!("../../../../web/js/ui.js");
+        for reason in Refusal::REASONS {
+            assert!(
+                api.contains(&format!("`{reason}`")),
+                "docs/API.md: {reason}"
+            );
+            assert!(
+                client.contains(&format!("  {reason}: 'error.{reason}',")),
+                "web/js/ui.js: {reason}"
+            );
         }
     }
 

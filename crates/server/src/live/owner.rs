@@ -552,8 +552,8 @@ impl Owner {
         match lifecycle::claim_at(&self.presence, &self.record, next, gone) {
             Some(at) if now < at => {
                 let secs = at.saturating_duration_since(now).as_secs_f64().ceil();
-                return Err(Refusal::new(
-                    SocketError::NotAllowed,
+                return Err(Refusal::not_allowed(
+                    "opponent_may_return",
                     format!("your opponent may still come back: you can claim in {secs} s"),
                 ));
             }
@@ -564,14 +564,14 @@ impl Owner {
             }
             None if next.can_abort() => return Err(session::Error::NothingToClaim.into()),
             None if lifecycle::claim_wait(next.options().control).is_none() => {
-                return Err(Refusal::new(
-                    SocketError::NotAllowed,
+                return Err(Refusal::not_allowed(
+                    "claims_live_only",
                     "claims are for live games only",
                 ));
             }
             None => {
-                return Err(Refusal::new(
-                    SocketError::NotAllowed,
+                return Err(Refusal::not_allowed(
+                    "opponent_present",
                     "your opponent is here: nothing to claim",
                 ));
             }
@@ -694,14 +694,14 @@ impl Owner {
             ));
         };
         if !self.is_correspondence() {
-            return Err(Refusal::new(
-                SocketError::NotAllowed,
+            return Err(Refusal::not_allowed(
+                "conditional_correspondence_only",
                 "conditional moves are for correspondence games",
             ));
         }
         if session.to_move() == player {
-            return Err(Refusal::new(
-                SocketError::NotAllowed,
+            return Err(Refusal::not_allowed(
+                "conditional_on_your_move",
                 "it is your move: conditional moves are entered while the opponent is to move",
             ));
         }
@@ -815,8 +815,8 @@ impl Owner {
             if message == ClientMessage::Abort {
                 return self.abort_waiting().await.map(|()| None);
             }
-            return Err(Refusal::new(
-                SocketError::NotAllowed,
+            return Err(Refusal::not_allowed(
+                "seat_open",
                 "the game has not started: a seat is still open",
             ));
         };
@@ -1091,21 +1091,21 @@ impl Owner {
 
     async fn join(&mut self, ident: &Ident, seat: Seat) -> Result<Player, Refusal> {
         if self.record.status != GameStatus::Waiting {
-            return Err(Refusal::new(
-                SocketError::NotAllowed,
+            return Err(Refusal::not_allowed(
+                "seats_taken",
                 "both seats are already taken",
             ));
         }
         if ident.side_in(&self.record).is_some() {
-            return Err(Refusal::new(
-                SocketError::NotAllowed,
+            return Err(Refusal::not_allowed(
+                "already_playing",
                 "you already play in this game",
             ));
         }
         let side = Player::BOTH
             .into_iter()
             .find(|&p| self.record.seat(p).is_open())
-            .ok_or_else(|| Refusal::new(SocketError::NotAllowed, "no seat is open"))?;
+            .ok_or_else(|| Refusal::not_allowed("seats_taken", "no seat is open"))?;
         let internal = |error: &dyn std::fmt::Display| {
             tracing::error!(%error, "taking a seat");
             Refusal::new(SocketError::Internal, "the server could not store that")
@@ -1137,8 +1137,8 @@ impl Owner {
 
     async fn ask_rematch(&mut self, player: Player) -> Result<Option<String>, Refusal> {
         if !self.is_over() {
-            return Err(Refusal::new(
-                SocketError::NotAllowed,
+            return Err(Refusal::not_allowed(
+                "rematch_after_end",
                 "a rematch can be asked for once the game is over",
             ));
         }
@@ -1158,7 +1158,7 @@ impl Owner {
             seat_of(self.record.seat(Player::Second)),
             seat_of(self.record.seat(Player::First)),
         ) else {
-            return Err(Refusal::new(SocketError::NotAllowed, "a seat is empty"));
+            return Err(Refusal::not_allowed("seat_empty", "a seat is empty"));
         };
         // A rematch is a new game: it counts against the creation limits.
         let slot = super::ai::rematch_slot(&self.state, &self.record)?;

@@ -747,9 +747,13 @@ async fn refusals_change_nothing(db: Database) {
     }
     // Nothing to take back yet; no time to give without a clock.
     first.send(json!({"t": "takeback"})).await;
-    assert_eq!(first.until("error").await["code"], "not_allowed");
+    let refused = first.until("error").await;
+    assert_eq!(refused["code"], "not_allowed");
+    assert_eq!(refused["reason"], "nothing_to_take_back", "{refused}");
     first.send(json!({"t": "give_time"})).await;
-    assert_eq!(first.until("error").await["code"], "not_allowed");
+    let refused = first.until("error").await;
+    assert_eq!(refused["code"], "not_allowed");
+    assert_eq!(refused["reason"], "untimed", "{refused}");
     // Nothing changed.
     let after = first.state().await;
     assert_eq!(after["rev"], before["rev"]);
@@ -1170,6 +1174,7 @@ async fn a_player_who_leaves_can_be_claimed_against(db: Database) {
     first.send(json!({"t": "claim_victory"})).await;
     let refused = first.until("error").await;
     assert_eq!(refused["code"], "not_allowed", "{refused}");
+    assert_eq!(refused["reason"], "opponent_present", "{refused}");
     // The second player closes their socket: everyone is told, with the countdown.
     drop(second);
     let absent = first.until("absent").await;
@@ -1181,6 +1186,7 @@ async fn a_player_who_leaves_can_be_claimed_against(db: Database) {
     first.send(json!({"t": "claim_victory"})).await;
     let refused = first.until("error").await;
     assert_eq!(refused["code"], "not_allowed", "{refused}");
+    assert_eq!(refused["reason"], "opponent_may_return", "{refused}");
     // They come back: the countdown stops; they leave again: it starts again.
     let second = Socket::open(&server, &b, &id).await;
     assert_eq!(first.until("absent").await["absent"], json!([]));
