@@ -281,6 +281,8 @@ test('the profile: a rating graph from before the first rated game, legible on a
 const SCREENS = [
   { width: 1366, height: 768 },
   { width: 1280, height: 720 },
+  // A tablet or a small laptop window: the header's sections take a row of their own.
+  { width: 1024, height: 768 },
   PHONE,
   { width: 740, height: 360 },
 ];

@@ -340,7 +340,7 @@ test('the analysis page shows the engine evaluation', { skip, timeout: 60000 }, 
   await context.close();
 });
 
-test('a game in progress: no engine until it ends, watchers other than oneself, and who resigned in three languages', { skip, timeout: 150000 }, async () => {
+test('a game in progress: no engine until it ends, watchers are spectators other than oneself, and who resigned in three languages', { skip, timeout: 150000 }, async () => {
   const a = await player();
   const b = await player();
   const path = await create(a.page, { mode: 'friend', kind: 'fetlar', side: 'first', tc: 'untimed' });
@@ -348,9 +348,17 @@ test('a game in progress: no engine until it ends, watchers other than oneself, 
   await go(b.page, path);
   await b.page.click('#join');
   await a.page.waitForSelector('.kt-board[data-interactive="true"]');
-  // Each player sees one watcher: the other, not themselves.
+  // The players see nobody watching: the opponent plays, and they are not counted.
   for (const p of [a.page, b.page]) {
-    await p.waitForFunction(() => document.querySelector('.watchers')?.textContent === '1 watching', undefined, { timeout: 10000 });
+    await p.waitForFunction(() => document.querySelector('.watchers')?.textContent === '0 watching', undefined, { timeout: 10000 });
+  }
+  // A spectator: the players see one watcher, the spectator none but themselves.
+  const c = await player(PHONE);
+  await go(c.page, path);
+  /** @type {Array<[import('playwright-core').Page, string]>} */
+  const seen = [[a.page, '1 watching'], [b.page, '1 watching'], [c.page, '0 watching']];
+  for (const [p, words] of seen) {
+    await p.waitForFunction((/** @type {string} */ w) => document.querySelector('.watchers')?.textContent === w, words, { timeout: 10000 });
   }
   // The game page offers no analysis while it is played; the analysis page says why.
   assert.equal(await a.page.locator('a[href^="/analysis?game="]').count(), 0);
@@ -358,7 +366,6 @@ test('a game in progress: no engine until it ends, watchers other than oneself, 
     await playAny(ply % 2 === 1 ? a.page : b.page);
     for (const p of [a.page, b.page]) await waitPlies(p, ply);
   }
-  const c = await player(PHONE);
   await go(c.page, `/analysis?game=${id}`);
   await c.page.waitForSelector('#analysis-refused');
   assert.match(await c.page.locator('#analysis-refused').textContent() ?? '', /still being played/);

@@ -247,6 +247,18 @@ test('correspondence: with the setting on, a move waits for Confirm (Cancel puts
   await type(b.page, 'h6-h8');
   await waitPlies(a.page, 2);
   assert.equal(await b.page.locator('#move-confirm:not([hidden])').count(), 0);
+  // The phone on its side: the question and both its buttons are on the screen.
+  await a.page.setViewportSize({ width: 740, height: 360 });
+  await a.page.waitForSelector('.kt-board[data-interactive="true"]');
+  await a.page.click('.kt-sq[data-square="a4"]');
+  await a.page.click('.kt-sq[data-square="c4"]');
+  await a.page.waitForSelector('#move-confirm:not([hidden])');
+  for (const id of ['#move-confirm-yes', '#move-confirm-no']) {
+    const box = await a.page.locator(id).boundingBox();
+    assert.ok(box && box.y >= 0 && box.y + box.height <= 360 && box.x >= 0 && box.x + box.width <= 740, `${id} in view: ${JSON.stringify(box)}`);
+  }
+  await shot(a.page, 'tools-confirm-landscape');
+  await a.page.click('#move-confirm-no');
   await done([a, b]);
 });
 

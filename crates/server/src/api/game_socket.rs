@@ -123,6 +123,16 @@ struct Viewing {
 }
 
 impl Viewing {
+    /// The version after which the watcher counts include this socket: a player's
+    /// never do (the count is of the people watching).
+    fn counted(&self) -> u64 {
+        if self.you.is_some() {
+            u64::MAX
+        } else {
+            self.counted_after
+        }
+    }
+
     /// What to send a client at `seen` to bring it up to date: the changes since, or
     /// the whole state; then the clocks now (those of a change are as it was made).
     fn catch_up(&mut self, feed: &Feed, seen: u64) -> Vec<Arc<str>> {
@@ -137,7 +147,7 @@ impl Viewing {
                 self.you = self.ident.side_among(&snapshot.seats);
                 self.rev = Some(snapshot.rev());
                 texts.push(snapshot.state_text(self.you));
-                texts.push(Arc::clone(feed.watchers().text_for(self.counted_after)));
+                texts.push(Arc::clone(feed.watchers().text_for(self.counted())));
                 snapshot.clocks_at(Timestamp::now())
             }
         };
@@ -168,7 +178,7 @@ impl Viewing {
     /// What to send for one publication.
     fn published(&mut self, feed: &Feed, item: Published) -> Vec<Arc<str>> {
         match item {
-            Published::Watchers(count) => vec![Arc::clone(count.text_for(self.counted_after))],
+            Published::Watchers(count) => vec![Arc::clone(count.text_for(self.counted()))],
             Published::Rematch(text) | Published::Absent(text) => vec![text],
             Published::Chat(room, text) => {
                 if self.chat_sent && room.readable_by(self.you, self.over) {

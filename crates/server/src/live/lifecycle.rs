@@ -76,6 +76,12 @@ impl Presence {
         here != was_here
     }
 
+    /// Whether either player has a socket open.
+    #[must_use]
+    pub fn anyone_here(&self) -> bool {
+        self.sockets.iter().any(|&n| n > 0)
+    }
+
     /// Since when `player` has had no socket open (`None`: they are here).
     #[must_use]
     pub fn gone_since(&self, player: Player) -> Option<Timestamp> {

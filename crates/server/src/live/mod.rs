@@ -53,7 +53,7 @@ use crate::store::{GameRecord, GameStatus, NewGame, Seat, SeatRecord, StoreError
 const QUEUE: usize = 256;
 
 /// Who is asking: the account and the guest cookie of a request.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Ident {
     /// The signed-in user's id.
     pub user: Option<String>,

@@ -1,5 +1,6 @@
 //! The owner task of one live game: the only code that changes it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -260,7 +261,11 @@ pub(crate) struct Owner {
     ratings: Ratings,
     commands: mpsc::Sender<Command>,
     feed: Arc<Feed>,
+    /// Sockets open on the game by people who do not play in it (the watcher count).
     watchers: usize,
+    /// Those sockets by person: one who takes a seat leaves the count, and their sockets
+    /// count as a player's from then (bounded by the connection caps).
+    spectators: HashMap<Ident, usize>,
     /// When the watcher count is next due out (`None`: it has not changed).
     watchers_due: Option<tokio::time::Instant>,
     /// When it last went out.
@@ -308,6 +313,7 @@ impl Owner {
             commands,
             feed: Arc::new(Feed::new(snapshot)),
             watchers: 0,
+            spectators: HashMap::new(),
             watchers_due: None,
             watchers_sent: tokio::time::Instant::now(),
             ai_pending: None,
@@ -387,7 +393,7 @@ impl Owner {
             }
             let deadline = self.flag_deadline();
             let first_move = self.first_move_deadline();
-            let lingering = self.is_over() && self.watchers == 0;
+            let lingering = self.is_over() && self.watchers == 0 && !self.presence.anyone_here();
             let watchers_due = self.watchers_due;
             tokio::select! {
                 () = self.state.shutdown.cancelled() => break,
@@ -452,15 +458,38 @@ impl Owner {
                 ident,
                 counted,
             } => {
-                self.watchers = self.watchers.saturating_add_signed(change);
+                let side = ident.side_in(&self.record);
+                let watching = self.spectators.get(&ident).copied().unwrap_or(0);
+                let spectator = match side {
+                    // A player's socket: they are here or gone, not watching.
+                    Some(side) if change > 0 || watching == 0 => {
+                        self.presence_changed(side, change);
+                        false
+                    }
+                    // A spectator's, or one opened before its person took a seat.
+                    _ if change > 0 => {
+                        self.spectators.insert(ident, watching + 1);
+                        true
+                    }
+                    _ if watching > 1 => {
+                        self.spectators.insert(ident, watching - 1);
+                        true
+                    }
+                    _ => {
+                        self.spectators.remove(&ident);
+                        true
+                    }
+                };
+                if spectator {
+                    self.watchers_changed(self.spectators.values().sum());
+                }
                 if let Some(counted) = counted {
-                    let _ = counted.send(self.feed.watchers().version);
-                }
-                if self.watchers_due.is_none() {
-                    self.watchers_due = Some(self.watchers_sent + WATCHERS_EVERY);
-                }
-                if let Some(side) = ident.side_in(&self.record) {
-                    self.presence_changed(side, change);
+                    // A player is never in the count; a spectator from the next one on.
+                    let _ = counted.send(if spectator {
+                        self.feed.watchers().version
+                    } else {
+                        u64::MAX
+                    });
                 }
             }
             Command::Expire { now } => self.expire(now).await,
@@ -485,6 +514,15 @@ impl Owner {
     }
 
     /// Sends the watcher count (coalesced: at most one every [`WATCHERS_EVERY`]).
+    /// The number of spectators' sockets is now `count`: published within
+    /// [`WATCHERS_EVERY`] (at most a few counts a second, however many come and go).
+    fn watchers_changed(&mut self, count: usize) {
+        self.watchers = count;
+        if self.watchers_due.is_none() {
+            self.watchers_due = Some(self.watchers_sent + WATCHERS_EVERY);
+        }
+    }
+
     fn publish_watchers(&mut self) {
         self.watchers_due = None;
         self.watchers_sent = tokio::time::Instant::now();
@@ -1126,6 +1164,11 @@ impl Owner {
             .map_err(|e| internal(&e))?;
         self.ratings = ratings_of(&self.state, &record).await;
         self.record = record;
+        // The sockets they had open as a spectator are a player's from now on.
+        if let Some(sockets) = self.spectators.remove(ident) {
+            self.watchers_changed(self.spectators.values().sum());
+            self.presence_changed(side, isize::try_from(sockets).unwrap_or(isize::MAX));
+        }
         self.played = PlayedList::of(session.moves());
         self.session = Some(session);
         self.feed.reset(self.snapshot());

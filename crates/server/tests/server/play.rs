@@ -316,7 +316,7 @@ async fn last_count(socket: &mut Ws, wait: Duration) -> Option<u64> {
     last
 }
 
-async fn a_watcher_count_leaves_out_the_receiver(db: Database) {
+async fn a_watcher_count_is_of_spectators_and_leaves_out_the_receiver(db: Database) {
     let server = start(&db).await;
     let (mut a, mut b) = (server.client(), server.client());
     let id = friend_game(&mut a, &mut b, "fetlar").await;
@@ -330,29 +330,87 @@ async fn a_watcher_count_leaves_out_the_receiver(db: Database) {
     for socket in &mut sockets {
         socket.state().await;
     }
-    // Three sockets are open: each hears of the two others.
-    for socket in &mut sockets {
+    // Two players and one spectator: the players hear of one watcher (the opponent
+    // plays, not watches), the spectator of none but itself.
+    for (socket, count) in sockets.iter_mut().zip([1, 1, 0]) {
         assert_eq!(
             last_count(socket, Duration::from_millis(1500)).await,
-            Some(2)
+            Some(count)
         );
     }
-    // One more socket, opened after the others: it too hears of the rest only, and
-    // they hear of it.
+    // A second spectator: it hears of the first, and everyone of it; a player's
+    // second socket (another tab) changes no count.
     let late = server.client();
     let mut fourth = Ws::open(&server, &late, &path).await;
     fourth.state().await;
+    let mut tab = Ws::open(&server, &a, &path).await;
+    tab.state().await;
     assert_eq!(
         last_count(&mut fourth, Duration::from_millis(1500)).await,
-        Some(3)
+        Some(1)
     );
     assert_eq!(
         last_count(&mut sockets[0], Duration::from_millis(100)).await,
-        Some(3)
+        Some(2)
+    );
+    assert_eq!(
+        last_count(&mut sockets[2], Duration::from_millis(100)).await,
+        Some(1)
+    );
+    assert_eq!(
+        last_count(&mut tab, Duration::from_millis(100)).await,
+        Some(2)
+    );
+    // The spectator leaves: the players hear of one again.
+    drop(fourth);
+    assert_eq!(
+        last_count(&mut sockets[1], Duration::from_millis(1500)).await,
+        Some(1)
     );
     server.stop().await;
 }
-both!(watchers, a_watcher_count_leaves_out_the_receiver);
+both!(
+    watchers,
+    a_watcher_count_is_of_spectators_and_leaves_out_the_receiver
+);
+
+/// A visitor watching a game by link who takes its open seat plays from then: they
+/// leave the watcher count, and count as here for claims.
+async fn one_who_takes_the_seat_stops_watching(db: Database) {
+    let server = start(&db).await;
+    let mut a = server.client();
+    let created = a
+        .post(
+            "/api/games",
+            json!({"kind": "fetlar", "opponent": "friend", "side": "first", "time_control": "untimed"}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let path = format!("/ws/game/{id}");
+    let mut host = Ws::open(&server, &a, &path).await;
+    host.state().await;
+    // A visitor with a guest cookie (the web app makes one on the first visit).
+    let mut b = server.client();
+    assert_eq!(b.post_empty("/api/guest").await.status, StatusCode::CREATED);
+    let mut guest = Ws::open(&server, &b, &path).await;
+    guest.state().await;
+    assert_eq!(
+        last_count(&mut host, Duration::from_millis(1500)).await,
+        Some(1)
+    );
+    let joined = b.post_empty(&format!("/api/games/{id}/join")).await;
+    assert_eq!(joined.status, StatusCode::OK, "{}", joined.text);
+    assert_eq!(
+        last_count(&mut host, Duration::from_millis(1500)).await,
+        Some(0)
+    );
+    let state = guest.state().await;
+    assert_eq!(state["you"], "second");
+    assert_eq!(state["watchers"], 0);
+    server.stop().await;
+}
+both!(joining, one_who_takes_the_seat_stops_watching);
 
 /// Every `review_ply` of a review of `id`, up to `review_done`.
 async fn review_of(engine: &mut Ws, id: &str) -> Vec<Value> {
