@@ -164,6 +164,19 @@ pub(crate) fn actions_of(
     actions
 }
 
+/// What a game's owner already has at hand when it builds a view: the board of the
+/// start position (the same all game long) and, right after a change, the board and the
+/// legal moves it has just written out. Each one missing is worked out again.
+#[derive(Default)]
+pub(crate) struct Known<'a> {
+    /// The start position's board.
+    pub(crate) start_board: Option<&'a BoardView>,
+    /// The session's board as it stands.
+    pub(crate) board: Option<BoardView>,
+    /// The legal moves of the side to move.
+    pub(crate) legal: Option<Vec<games::MoveInfo>>,
+}
+
 /// The game as the player `you` (or a spectator) sees it.
 pub(crate) fn view_of(
     record: &GameRecord,
@@ -174,9 +187,45 @@ pub(crate) fn view_of(
     actions: Actions,
     moves: PlayedList,
 ) -> GameView {
+    view_known(
+        record,
+        session,
+        ratings,
+        you,
+        watchers,
+        actions,
+        moves,
+        Known::default(),
+    )
+}
+
+/// [`view_of`] with what is known already ([`Known::legal`] is not used).
+#[allow(clippy::too_many_arguments)]
+fn view_known(
+    record: &GameRecord,
+    session: Option<&Session>,
+    ratings: &Ratings,
+    you: Option<Player>,
+    watchers: usize,
+    actions: Actions,
+    moves: PlayedList,
+    known: Known<'_>,
+) -> GameView {
     let now = Timestamp::now();
-    let (start, start_board) = start_board(record);
-    let board = session.map_or_else(|| BoardView::of(&start), |s| BoardView::of(s.game()));
+    let (board, start_board) = match (session, known.start_board) {
+        (Some(s), Some(start)) => (
+            known.board.unwrap_or_else(|| BoardView::of(s.game())),
+            start.clone(),
+        ),
+        (Some(s), None) => (
+            known.board.unwrap_or_else(|| BoardView::of(s.game())),
+            start_board(record).1,
+        ),
+        (None, _) => {
+            let (start, start_board) = start_board(record);
+            (BoardView::of(&start), start_board)
+        }
+    };
     GameView {
         id: record.id.clone(),
         kind: record.kind,
@@ -215,10 +264,11 @@ pub(crate) fn snapshot_of(
     watchers: usize,
     rematch: Option<[bool; 2]>,
     moves: PlayedList,
-    legal: Option<Vec<games::MoveInfo>>,
+    mut known: Known<'_>,
 ) -> Snapshot {
     let actions = actions_of(record, session, rematch);
-    let view = view_of(record, session, ratings, None, watchers, actions, moves);
+    let legal = known.legal.take();
+    let view = view_known(record, session, ratings, None, watchers, actions, moves, known);
     let legal = legal.unwrap_or_else(|| session.map_or_else(Vec::new, Session::legal_moves));
     let clocks = session
         .filter(|s| s.options().control.is_timed())
@@ -282,6 +332,8 @@ pub(crate) struct Owner {
     timer_retry: Retry,
     /// No timer fires before this (set after a failed write).
     timer_retry_at: Option<tokio::time::Instant>,
+    /// The board of the start position (the record's, given first), drawn once.
+    start_board: (String, BoardView),
 }
 
 impl Owner {
@@ -300,8 +352,9 @@ impl Owner {
             0,
             Some([false; 2]),
             played.clone(),
-            None,
+            Known::default(),
         );
+        let start_board = (record.start_position.clone(), start_board(&record).1);
         Owner {
             state,
             record,
@@ -323,6 +376,7 @@ impl Owner {
             presence: Presence::new(Timestamp::now()),
             timer_retry: Retry::default(),
             timer_retry_at: None,
+            start_board,
         }
     }
 
@@ -542,12 +596,22 @@ impl Owner {
 
     /// The whole game now, for sockets that connect or fall behind.
     fn snapshot(&self) -> Snapshot {
-        self.snapshot_with(None)
+        self.snapshot_with(None, None)
     }
 
     /// [`Owner::snapshot`], given the legal moves of the side to move when they are at
     /// hand.
-    fn snapshot_with(&self, legal: Option<Vec<games::MoveInfo>>) -> Snapshot {
+    fn snapshot_with(
+        &self,
+        legal: Option<Vec<games::MoveInfo>>,
+        board: Option<BoardView>,
+    ) -> Snapshot {
+        let (position, start_board) = &self.start_board;
+        let known = Known {
+            start_board: (*position == self.record.start_position).then_some(start_board),
+            board,
+            legal,
+        };
         let mut snapshot = snapshot_of(
             &self.record,
             self.session.as_ref(),
@@ -555,7 +619,7 @@ impl Owner {
             self.watchers,
             self.rematch_state(),
             self.played.clone(),
-            legal,
+            known,
         );
         snapshot.view.absent = self.absent(Timestamp::now());
         snapshot
@@ -671,7 +735,12 @@ impl Owner {
             public,
             mover,
         };
-        self.feed.change(frame, self.snapshot_with(Some(legal)));
+        // The snapshot takes the board the message was written from.
+        let board = match message {
+            ServerMessage::Events(view) => Some(view.board),
+            _ => None,
+        };
+        self.feed.change(frame, self.snapshot_with(Some(legal), board));
     }
 
     /// Reads the players' conditional moves from the store (a resumed game).
