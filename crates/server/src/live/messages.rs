@@ -497,7 +497,7 @@ pub struct PlayedList {
 
 impl PlayedList {
     /// Moves per shared chunk.
-    pub const CHUNK: usize = 32;
+    pub const CHUNK: usize = 8;
 
     /// The moves of `session` (none before a session starts).
     #[must_use]
