@@ -5,8 +5,6 @@
 //! with his letter (`j9-j7xKi7`): that is read as the claim that the move captures the
 //! king there, which ends the game (TAFL.md 6), not as a custodial capture.
 
-use std::fmt::Write as _;
-
 use crate::bitboard::Bitboard;
 use crate::position::Move;
 use crate::square::Square;
@@ -108,11 +106,28 @@ impl std::str::FromStr for MoveText {
 /// Writes `from-to` and `x<square>` for each capture, in square order (a1 first).
 #[must_use]
 pub fn format_move(mv: Move, captures: Bitboard) -> String {
-    let mut out = mv.to_string();
+    // Written by hand, not through `Display`: the server writes every legal move's text
+    // on every move played (a hundred or so), and the formatting machinery was most of
+    // that cost. The same text as `format!("{mv}")` then `x{sq}` for each capture.
+    let mut out = String::with_capacity(16);
+    push_square(&mut out, mv.from);
+    out.push('-');
+    push_square(&mut out, mv.to);
     for sq in captures {
-        write!(out, "x{sq}").expect("writing to a String cannot fail");
+        out.push('x');
+        push_square(&mut out, sq);
     }
     out
+}
+
+/// Appends the square's name as its `Display` writes it (`a1`..`k11`).
+fn push_square(out: &mut String, sq: Square) {
+    out.push(char::from(b'a' + sq.file()));
+    let rank = sq.rank() + 1;
+    if rank >= 10 {
+        out.push(char::from(b'0' + rank / 10));
+    }
+    out.push(char::from(b'0' + rank % 10));
 }
 
 /// Writes the captured squares as a list (`e2 k3`), for messages.
@@ -130,6 +145,29 @@ pub fn format_squares(set: Bitboard) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn format_move_writes_what_display_writes() {
+        use std::fmt::Write as _;
+
+        let squares: Vec<Square> = (0..crate::SIZE)
+            .flat_map(|file| (0..crate::SIZE).map(move |rank| Square::new(file, rank)))
+            .collect();
+        for (i, &from) in squares.iter().enumerate() {
+            for (j, &to) in squares.iter().enumerate() {
+                let captures = [i, j, (i * 7 + j) % squares.len()]
+                    .into_iter()
+                    .take(1 + (i + j) % 3)
+                    .map(|k| squares[k])
+                    .collect::<Bitboard>();
+                let mut expected = format!("{}", Move::new(from, to));
+                for sq in captures {
+                    write!(expected, "x{sq}").unwrap();
+                }
+                assert_eq!(format_move(Move::new(from, to), captures), expected);
+            }
+        }
+    }
 
     fn sq(s: &str) -> Square {
         s.parse().unwrap()
