@@ -56,3 +56,19 @@ test('a set-up board is written as the position string the rules themselves writ
     assert.equal(positionString(fx.board).split(' ').slice(0, 2).join(' '), fx.position.split(' ').slice(0, 2).join(' '), name);
   }
 });
+
+test('every module the first page needs is preloaded by index.html (no request waits for another)', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { WEB } = await import('./support.mjs');
+  const html = await readFile(join(WEB, 'index.html'), 'utf8');
+  const preloaded = new Set([...html.matchAll(/<link rel="modulepreload" href="\/(js\/[^"]+)">/g)].map((m) => m[1]));
+  // The static imports reached from app.js (pages and languages load on demand).
+  const needed = new Set(['js/app.js']);
+  for (const file of needed) {
+    const text = await readFile(join(WEB, file), 'utf8');
+    for (const m of text.matchAll(/^import [^;]*? from '\.\/([^']+)';/gms)) needed.add(`js/${m[1]}`);
+  }
+  assert.ok(needed.size > 5, [...needed].join(' '));
+  for (const file of needed) assert.ok(preloaded.has(file), `${file} is imported at start but not preloaded`);
+});

@@ -131,6 +131,8 @@ impl Server {
         }
         spawn_maintenance(&state);
         spawn_revocation_reader(&state);
+        // The web client's files compressed once, off the request path.
+        tokio::task::spawn_blocking(web::precompress);
         if let Some(mailer) = &state.mailer {
             mailer.spawn_worker(&state.tasks, state.shutdown.clone());
             mail::reminders::spawn(&state);

@@ -268,7 +268,9 @@ pub(crate) fn snapshot_of(
 ) -> Snapshot {
     let actions = actions_of(record, session, rematch);
     let legal = known.legal.take();
-    let view = view_known(record, session, ratings, None, watchers, actions, moves, known);
+    let view = view_known(
+        record, session, ratings, None, watchers, actions, moves, known,
+    );
     let legal = legal.unwrap_or_else(|| session.map_or_else(Vec::new, Session::legal_moves));
     let clocks = session
         .filter(|s| s.options().control.is_timed())
@@ -740,7 +742,8 @@ impl Owner {
             ServerMessage::Events(view) => Some(view.board),
             _ => None,
         };
-        self.feed.change(frame, self.snapshot_with(Some(legal), board));
+        self.feed
+            .change(frame, self.snapshot_with(Some(legal), board));
     }
 
     /// Reads the players' conditional moves from the store (a resumed game).
