@@ -28,9 +28,15 @@ step "i18n check (en, it, fr)"
 node web/tests/i18n_check.mjs || fail "i18n"
 
 if [ -d crates/server ]; then
-    step "build kingstable (the browser tests run the app against a real kingstable serve)"
-    cargo build --release --locked -p kingstable || fail "cargo build kingstable"
-    export KINGSTABLE_BIN="$PWD/target/release/kingstable"
+    # The browser tests run the app against a real kingstable serve: the binary CI's tests
+    # built (KINGSTABLE_CI_BINARIES), or run alone, a release build.
+    if [ -n "${KINGSTABLE_CI_BINARIES:-}" ]; then
+        export KINGSTABLE_BIN="$KINGSTABLE_CI_BINARIES/kingstable"
+    else
+        step "build kingstable"
+        cargo build --release --locked -p kingstable || fail "cargo build kingstable"
+        export KINGSTABLE_BIN="$PWD/target/release/kingstable"
+    fi
     # With this set, a missing server makes the server tests fail instead of skipping.
     export KINGSTABLE_REQUIRE_SERVER=1
 fi

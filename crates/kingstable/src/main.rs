@@ -213,6 +213,12 @@ enum Command {
     /// `revoke moderator USER`; chat moderation: `ban USER`, `unban USER`, `mute USER
     /// [--minutes N]`, `reports`. docs/OPERATIONS.md describes them.
     Admin(commands::admin::AdminArgs),
+    /// Copy the server's SQLite database to a new file while the server runs (a
+    /// consistent copy, checked and counted). PostgreSQL: pg_dump (docs/OPERATIONS.md).
+    Backup(commands::backup::BackupArgs),
+    /// Put a backup in place of the server's SQLite database, with the server stopped:
+    /// the backup is checked first, and the old file is kept beside it.
+    Restore(commands::backup::RestoreArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -423,6 +429,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Play(args) => play::run(&args)?,
         Command::Serve(args) => commands::serve::run(args)?,
         Command::Admin(args) => commands::admin::run(args)?,
+        Command::Backup(args) => commands::backup::backup(&args)?,
+        Command::Restore(args) => commands::backup::restore(&args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

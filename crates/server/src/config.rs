@@ -292,10 +292,34 @@ impl DatabaseUrl {
         }
     }
 
+    /// The SQLite file at `path`, which must exist (a tool that works on the server's
+    /// database never creates an empty one by a mistyped path).
+    #[must_use]
+    pub fn sqlite_existing(path: &std::path::Path) -> DatabaseUrl {
+        DatabaseUrl {
+            backend: Backend::Sqlite,
+            url: format!("sqlite://{}?mode=rw", path.display()),
+        }
+    }
+
     /// The database program.
     #[must_use]
     pub const fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The SQLite file it names (`None` for PostgreSQL).
+    #[must_use]
+    pub fn sqlite_path(&self) -> Option<std::path::PathBuf> {
+        if self.backend != Backend::Sqlite {
+            return None;
+        }
+        let bare = self.url.split('?').next().unwrap_or(&self.url);
+        let path = bare
+            .strip_prefix("sqlite://")
+            .or_else(|| bare.strip_prefix("sqlite:"))
+            .unwrap_or(bare);
+        Some(std::path::PathBuf::from(path))
     }
 
     /// The full address, password included: for connecting, never for printing.

@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod analyze;
+pub mod backup;
 pub mod bench;
 pub mod convert;
 pub mod engine;

@@ -10,6 +10,7 @@
 //! and a single connection never fails a transaction with "database is locked".
 
 mod archive;
+pub mod backup;
 mod challenges;
 mod chat;
 mod conditional;
