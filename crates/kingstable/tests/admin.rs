@@ -5,17 +5,9 @@
 
 mod common;
 
-use common::{kingstable, kingstable_with_input};
+use common::{block_on, kingstable, kingstable_with_input};
 use server::auth::{Password, verify_password_blocking};
 use server::{DatabaseUrl, Store};
-
-fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(future)
-}
 
 /// A database with the user `ragnar` (password `old password`) signed in once.
 fn database(dir: &std::path::Path) -> (String, String) {

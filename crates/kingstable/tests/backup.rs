@@ -6,17 +6,9 @@
 
 mod common;
 
-use common::kingstable;
+use common::{block_on, kingstable};
 use server::auth::Password;
 use server::{DatabaseUrl, Store};
-
-fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(future)
-}
 
 fn now_ms() -> i64 {
     i64::try_from(

@@ -15,9 +15,9 @@ use server::{DatabaseUrl, Store};
 /// (or stopped just now, which also writes one).
 const RUNNING_WITHIN: Duration = Duration::from_secs(15);
 
-/// Options of `kingstable backup`.
+/// The server's database, as `kingstable serve` names it: a SQLite file here.
 #[derive(Args, Debug)]
-pub struct BackupArgs {
+pub struct DatabaseArg {
     /// The server's database (as for `kingstable serve`): a SQLite file.
     #[arg(
         long,
@@ -26,6 +26,13 @@ pub struct BackupArgs {
         hide_env_values = true
     )]
     pub database: DatabaseUrl,
+}
+
+/// Options of `kingstable backup`.
+#[derive(Args, Debug)]
+pub struct BackupArgs {
+    #[command(flatten)]
+    pub db: DatabaseArg,
     /// The file to write (it must not exist).
     pub out: PathBuf,
 }
@@ -33,14 +40,8 @@ pub struct BackupArgs {
 /// Options of `kingstable restore`.
 #[derive(Args, Debug)]
 pub struct RestoreArgs {
-    /// The server's database (as for `kingstable serve`): a SQLite file, replaced.
-    #[arg(
-        long,
-        env = "KINGSTABLE_DATABASE",
-        default_value = "kingstable.db",
-        hide_env_values = true
-    )]
-    pub database: DatabaseUrl,
+    #[command(flatten)]
+    pub db: DatabaseArg,
     /// The backup to put in its place (a file `kingstable backup` wrote).
     pub backup: PathBuf,
     /// Restore even though a server wrote its heartbeat into the database in the last
@@ -79,7 +80,7 @@ fn counts(report: &FileReport) -> String {
 /// check out (the bad copy is removed).
 pub fn backup(args: &BackupArgs) -> Result<()> {
     let file = sqlite_file(
-        &args.database,
+        &args.db.database,
         "back it up with `pg_dump --format=custom --file=kingstable.dump DB`",
     )?;
     if !file.is_file() {
@@ -125,7 +126,7 @@ pub fn backup(args: &BackupArgs) -> Result<()> {
 /// or a failed copy; nothing is changed then.
 pub fn restore(args: &RestoreArgs) -> Result<()> {
     let target = sqlite_file(
-        &args.database,
+        &args.db.database,
         "restore it with `pg_restore --clean --dbname=DB kingstable.dump`",
     )?;
     runtime()?.block_on(async {

@@ -33,3 +33,13 @@ pub fn kingstable_with_input(args: &[&str], input: &str) -> Output {
         .unwrap();
     child.wait_with_output().unwrap()
 }
+
+/// Runs `future` to its end on a runtime of its own (the tests that prepare a database
+/// through the server's store).
+pub fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
