@@ -525,20 +525,21 @@ impl Owner {
                     // A spectator's, or one opened before its person took a seat.
                     _ if change > 0 => {
                         self.spectators.insert(ident, watching + 1);
+                        self.watchers_changed(self.watchers + 1);
                         true
                     }
                     _ if watching > 1 => {
                         self.spectators.insert(ident, watching - 1);
+                        self.watchers_changed(self.watchers.saturating_sub(1));
                         true
                     }
                     _ => {
-                        self.spectators.remove(&ident);
+                        if self.spectators.remove(&ident).is_some() {
+                            self.watchers_changed(self.watchers.saturating_sub(1));
+                        }
                         true
                     }
                 };
-                if spectator {
-                    self.watchers_changed(self.spectators.values().sum());
-                }
                 if let Some(counted) = counted {
                     // A player is never in the count; a spectator from the next one on.
                     let _ = counted.send(if spectator {
@@ -570,7 +571,8 @@ impl Owner {
     }
 
     /// Sends the watcher count (coalesced: at most one every [`WATCHERS_EVERY`]).
-    /// The number of spectators' sockets is now `count`: published within
+    /// The number of spectators' sockets (the sum over [`Owner::spectators`]) is now
+    /// `count`: published within
     /// [`WATCHERS_EVERY`] (at most a few counts a second, however many come and go).
     fn watchers_changed(&mut self, count: usize) {
         self.watchers = count;
@@ -1238,7 +1240,7 @@ impl Owner {
         self.record = record;
         // The sockets they had open as a spectator are a player's from now on.
         if let Some(sockets) = self.spectators.remove(ident) {
-            self.watchers_changed(self.spectators.values().sum());
+            self.watchers_changed(self.watchers.saturating_sub(sockets));
             self.presence_changed(side, isize::try_from(sockets).unwrap_or(isize::MAX));
         }
         self.played = PlayedList::of(session.moves());
