@@ -154,6 +154,39 @@ pub trait Board: Game {
         moves.into_iter().map(|mv| self.move_info(mv)).collect()
     }
 
+    /// Appends the geometry of a legal move here to `out` as JSON: the text that
+    /// serialising [`Board::move_info`]'s answer gives.
+    fn write_move_info_json(&self, mv: Self::Move, out: &mut String) {
+        let info = self.move_info(mv);
+        push_move_json(
+            out,
+            |out| out.push_str(&info.text),
+            info.from,
+            info.to,
+            info.path.iter().copied(),
+            info.captures.iter().copied(),
+        );
+    }
+
+    /// Every legal move as JSON: the text that serialising [`Board::legal_moves_info`]'s
+    /// answer gives (`[]` when the game is over), written straight from the rules' move
+    /// list. The server sends it to the player to move after every move, so nothing
+    /// is built per move on the way.
+    fn legal_moves_json(&self) -> String {
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
+        let mut out = String::with_capacity(2 + moves.len() * 128);
+        out.push('[');
+        for (i, mv) in moves.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            self.write_move_info_json(mv, &mut out);
+        }
+        out.push(']');
+        out
+    }
+
     /// The moves played since the start, in notation with captures.
     fn move_texts(&self) -> Vec<String>;
 
@@ -168,6 +201,55 @@ pub trait Board: Game {
 
     /// The move of this game inside `mv`, or `None` if it is another game's.
     fn move_from_any(mv: AnyMove) -> Option<Self::Move>;
+}
+
+/// Appends one move's JSON object (the fields of [`MoveInfo`], in its order); `text`
+/// writes the move's notation, which never needs escaping (letters, digits, `-`, `x`).
+fn push_move_json(
+    out: &mut String,
+    text: impl FnOnce(&mut String),
+    from: Square,
+    to: Square,
+    path: impl IntoIterator<Item = Square>,
+    captures: impl IntoIterator<Item = Square>,
+) {
+    out.push_str("{\"text\":\"");
+    text(out);
+    out.push_str("\",\"from\":");
+    push_square_json(out, from);
+    out.push_str(",\"to\":");
+    push_square_json(out, to);
+    out.push_str(",\"path\":");
+    push_squares_json(out, path);
+    out.push_str(",\"captures\":");
+    push_squares_json(out, captures);
+    out.push('}');
+}
+
+fn push_squares_json(out: &mut String, squares: impl IntoIterator<Item = Square>) {
+    out.push('[');
+    for (i, sq) in squares.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_square_json(out, sq);
+    }
+    out.push(']');
+}
+
+fn push_square_json(out: &mut String, sq: Square) {
+    /// `{"file":F,"rank":R}` for every file and rank up to 15, written once.
+    static SQUARES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        (0..=u8::MAX)
+            .map(|i| format!("{{\"file\":{},\"rank\":{}}}", i >> 4, i & 15))
+            .collect()
+    });
+    if sq.file < 16 && sq.rank < 16 {
+        out.push_str(&SQUARES[usize::from(sq.file << 4 | sq.rank)]);
+    } else {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{{\"file\":{},\"rank\":{}}}", sq.file, sq.rank);
+    }
 }
 
 fn square_name(first_file: u8, sq: Square) -> String {
@@ -237,6 +319,19 @@ impl Board for Tafl {
             path: vec![from, to],
             captures: captured.squares().map(Square::from).collect(),
         }
+    }
+
+    fn write_move_info_json(&self, mv: tafl::Move, out: &mut String) {
+        let captured = self.position().captures_of(mv, self.rules());
+        let (from, to) = (Square::from(mv.from), Square::from(mv.to));
+        push_move_json(
+            out,
+            |out| tafl::notation::push_move(out, mv, captured),
+            from,
+            to,
+            [from, to],
+            captured.squares().map(Square::from),
+        );
     }
 
     fn move_texts(&self) -> Vec<String> {
@@ -331,6 +426,39 @@ impl Board for Camelot {
             to,
             path,
             captures: mv.captured.squares().map(Square::from).collect(),
+        }
+    }
+
+    fn write_move_info_json(&self, mv: camelot::Move, out: &mut String) {
+        use std::fmt::Write as _;
+        let position = self.position();
+        let (from, to) = (Square::from(mv.from), Square::from(mv.to));
+        let captures = mv.captured.squares().map(Square::from);
+        match position.move_path(mv) {
+            Some(path) => {
+                let squares = std::iter::once(path.from)
+                    .chain(path.steps.iter().map(|step| step.to))
+                    .map(Square::from);
+                push_move_json(
+                    out,
+                    // Writing to a String cannot fail.
+                    |out| {
+                        let _ = write!(out, "{path}");
+                    },
+                    from,
+                    to,
+                    squares,
+                    captures,
+                );
+            }
+            None => push_move_json(
+                out,
+                |out| out.push_str(&position.format_move(mv)),
+                from,
+                to,
+                [from, to],
+                captures,
+            ),
         }
     }
 

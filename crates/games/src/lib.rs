@@ -607,6 +607,21 @@ impl Board for AnyGame {
         AnyGame::move_info(self, mv)
     }
 
+    fn write_move_info_json(&self, mv: AnyMove, out: &mut String) {
+        match (self, mv) {
+            (AnyGame::Tafl(g), AnyMove::Tafl(mv)) => g.write_move_info_json(mv, out),
+            (AnyGame::Camelot(g), AnyMove::Camelot(mv)) => g.write_move_info_json(mv, out),
+            _ => self.wrong_family(mv),
+        }
+    }
+
+    fn legal_moves_json(&self) -> String {
+        match self {
+            AnyGame::Tafl(g) => g.legal_moves_json(),
+            AnyGame::Camelot(g) => g.legal_moves_json(),
+        }
+    }
+
     fn move_texts(&self) -> Vec<String> {
         AnyGame::move_texts(self)
     }

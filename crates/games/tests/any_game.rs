@@ -470,3 +470,49 @@ fn can_win_is_answered_by_each_games_rules() {
         assert!(game.can_win(Player::First) && game.can_win(Player::Second));
     }
 }
+
+/// The JSON written straight from the rules' move list is the JSON of the geometry
+/// (`legal_moves_info` serialised), in every position of random games of the three
+/// games: quiet moves, captures, Camelot's canters and jump sequences, and the end.
+#[test]
+fn legal_moves_json_is_the_serialised_geometry() {
+    use games::Board;
+    // A fixed xorshift sequence: the same games on every run.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        usize::try_from(seed % n as u64).unwrap()
+    };
+    let mut checked = [0usize; 3];
+    let mut captures = [0usize; 3];
+    for (k, kind) in [GameKind::Fetlar, GameKind::Copenhagen, GameKind::Camelot]
+        .into_iter()
+        .enumerate()
+    {
+        for _ in 0..6 {
+            let mut game = AnyGame::start(kind);
+            let mut moves = Vec::new();
+            for _ in 0..250 {
+                let json = game.legal_moves_json();
+                let expected = serde_json::to_string(&game.legal_moves_info()).unwrap();
+                assert_eq!(json, expected, "{}", game.position_string());
+                checked[k] += 1;
+                moves.clear();
+                game.legal_moves(&mut moves);
+                if moves.is_empty() || game.outcome().is_some() {
+                    break;
+                }
+                let mv = moves[next(moves.len())];
+                captures[k] += usize::from(game.captures(mv) > 0);
+                game.play(mv);
+            }
+        }
+    }
+    // The games reached positions with captures to write.
+    assert!(
+        captures.iter().all(|&c| c > 0),
+        "{captures:?} of {checked:?}"
+    );
+}

@@ -475,6 +475,18 @@ impl Session {
         }
     }
 
+    /// The legal moves for the player to move as JSON (`[]` when the game is over): the
+    /// text that serialising [`Session::legal_moves`] gives, written straight from the
+    /// rules' move list.
+    #[must_use]
+    pub fn legal_moves_json(&self) -> String {
+        if self.is_ongoing() {
+            games::Board::legal_moves_json(&self.game)
+        } else {
+            "[]".to_owned()
+        }
+    }
+
     /// The legal moves as the game's own moves (none when the game is over).
     #[must_use]
     pub fn legal_any_moves(&self) -> Vec<AnyMove> {

@@ -110,14 +110,19 @@ pub fn format_move(mv: Move, captures: Bitboard) -> String {
     // on every move played (a hundred or so), and the formatting machinery was most of
     // that cost. The same text as `format!("{mv}")` then `x{sq}` for each capture.
     let mut out = String::with_capacity(16);
-    push_square(&mut out, mv.from);
+    push_move(&mut out, mv, captures);
+    out
+}
+
+/// Appends the text [`format_move`] returns to `out` (no allocation of its own).
+pub fn push_move(out: &mut String, mv: Move, captures: Bitboard) {
+    push_square(out, mv.from);
     out.push('-');
-    push_square(&mut out, mv.to);
+    push_square(out, mv.to);
     for sq in captures {
         out.push('x');
-        push_square(&mut out, sq);
+        push_square(out, sq);
     }
-    out
 }
 
 /// Appends the square's name as its `Display` writes it (`a1`..`k11`).

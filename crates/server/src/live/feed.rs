@@ -11,13 +11,12 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use game::Player;
-use games::MoveInfo;
 use session::{Clocks, Timestamp};
 use tokio::sync::broadcast;
 
 use super::chat::{self, ChatRoom};
 use super::lock;
-use super::messages::{ClocksView, GameView, ServerMessage};
+use super::messages::{ClocksView, GameView, LegalMoves, ServerMessage};
 use crate::store::SeatRecord;
 
 /// How many published items a socket may fall behind before it is sent the whole state
@@ -62,7 +61,7 @@ pub struct Snapshot {
     /// The game as a spectator sees it (no side, no legal moves).
     pub view: GameView,
     /// The legal moves of the side to move.
-    pub legal: Vec<MoveInfo>,
+    pub legal: LegalMoves,
     /// The seats, to tell a socket's side.
     pub seats: Seats,
     /// The clocks as data, to say the time left at any moment.
@@ -76,7 +75,7 @@ impl Snapshot {
     #[must_use]
     pub fn new(
         view: GameView,
-        legal: Vec<MoveInfo>,
+        legal: LegalMoves,
         seats: Seats,
         clocks: Option<Clocks>,
     ) -> Snapshot {

@@ -305,6 +305,58 @@ impl ClocksView {
     }
 }
 
+/// The legal moves of the side to move as their JSON array (`[]`: none; the fields of
+/// [`MoveInfo`]): written once per change from the rules' move list
+/// ([`Session::legal_moves_json`]) and shared by the mover's `events` text and the
+/// snapshot that `state` messages are made from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LegalMoves(Option<Arc<str>>);
+
+impl LegalMoves {
+    /// The legal moves of `session`'s side to move (none once it is over).
+    #[must_use]
+    pub fn of(session: &Session) -> LegalMoves {
+        LegalMoves::from_json(session.legal_moves_json())
+    }
+
+    /// The moves of `json`, a JSON array of [`MoveInfo`]s.
+    fn from_json(json: String) -> LegalMoves {
+        if json == "[]" {
+            LegalMoves(None)
+        } else {
+            LegalMoves(Some(Arc::from(json)))
+        }
+    }
+
+    /// The moves of `infos`.
+    #[must_use]
+    pub fn from_infos(infos: &[MoveInfo]) -> LegalMoves {
+        LegalMoves::from_json(serde_json::to_string(infos).unwrap_or_else(|_| "[]".into()))
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// The JSON array.
+    #[must_use]
+    pub fn json(&self) -> &str {
+        self.0.as_deref().unwrap_or("[]")
+    }
+}
+
+impl Serialize for LegalMoves {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Written as it is (checked as JSON on the way: a `state` message, not the
+        // events of every move, which splice it in).
+        let raw: &serde_json::value::RawValue =
+            serde_json::from_str(self.json()).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
 /// The `events` message: the changes from `from_rev` to `rev` and the game after them.
 #[derive(Clone, Debug, Serialize)]
 pub struct EventsView {
@@ -331,7 +383,7 @@ pub struct EventsView {
     /// The legal moves of the side to move: filled only in the copy that side's sockets
     /// get. Last, so that copy is the others' text with the moves put in
     /// ([`EventsView::with_legal_moves`]).
-    pub legal_moves: Vec<MoveInfo>,
+    pub legal_moves: LegalMoves,
 }
 
 impl EventsView {
@@ -341,13 +393,13 @@ impl EventsView {
     /// The text of the `events` message `public` (serialised without legal moves) with
     /// `legal` put in: the board and the events are not written out again.
     #[must_use]
-    pub fn with_legal_moves(public: &str, legal: &[MoveInfo]) -> Option<String> {
+    pub fn with_legal_moves(public: &str, legal: &LegalMoves) -> Option<String> {
         let head = public.strip_suffix(Self::NO_MOVES_END)?;
-        let moves = serde_json::to_string(legal).ok()?;
+        let moves = legal.json();
         let mut text = String::with_capacity(public.len() + moves.len());
         text.push_str(head);
         text.push_str("\"legal_moves\":");
-        text.push_str(&moves);
+        text.push_str(moves);
         text.push('}');
         Some(text)
     }
@@ -596,7 +648,7 @@ pub struct GameView {
     /// The moves played.
     pub moves: PlayedList,
     /// The receiver's legal moves (empty unless it is their turn in a game going on).
-    pub legal_moves: Vec<MoveInfo>,
+    pub legal_moves: LegalMoves,
     /// Both clocks (`null` untimed).
     pub clocks: Option<ClocksView>,
     /// Who offers a draw.
@@ -903,7 +955,8 @@ mod tests {
     fn the_movers_events_text_is_the_public_one_with_the_moves() {
         for kind in [GameKind::Copenhagen, GameKind::Camelot] {
             let game = games::AnyGame::start(kind);
-            let legal = game.legal_moves_info();
+            let legal = LegalMoves::from_json(games::Board::legal_moves_json(&game));
+            assert_eq!(legal, LegalMoves::from_infos(&game.legal_moves_info()));
             let mut view = EventsView {
                 from_rev: 3,
                 rev: 4,
@@ -915,7 +968,7 @@ mod tests {
                 draw_offer: Some(Player::Second),
                 takeback_request: None,
                 actions: Actions::default(),
-                legal_moves: Vec::new(),
+                legal_moves: LegalMoves::default(),
             };
             let public =
                 serde_json::to_string(&ServerMessage::Events(Box::new(view.clone()))).unwrap();
@@ -926,7 +979,10 @@ mod tests {
                 whole
             );
         }
-        assert_eq!(EventsView::with_legal_moves("{\"t\":\"pong\"}", &[]), None);
+        assert_eq!(
+            EventsView::with_legal_moves("{\"t\":\"pong\"}", &LegalMoves::default()),
+            None
+        );
     }
 
     #[test]

@@ -40,8 +40,8 @@ pub use lifecycle::{ExpiryReport, expire_stale};
 pub use lobby::{Lobby, LobbyFrame};
 pub use messages::{
     AbsenceView, Action, Actions, ChallengeView, ClientMessage, ClocksView, EventsView,
-    GameStatusView, GameView, LiveGame, LobbyMessage, PlayedList, PlayedView, PlayerInfo, Refusal,
-    ServerMessage, SocketError,
+    GameStatusView, GameView, LegalMoves, LiveGame, LobbyMessage, PlayedList, PlayedView,
+    PlayerInfo, Refusal, ServerMessage, SocketError,
 };
 pub use people::People;
 

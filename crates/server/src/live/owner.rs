@@ -13,8 +13,8 @@ use super::conditional::{self, Conditional, Lines};
 use super::feed::{Feed, Frame, Snapshot, to_text};
 use super::lifecycle::{self, Presence, Retry};
 use super::messages::{
-    Action, Actions, ClientMessage, ClocksView, EventsView, GameStatusView, GameView, LiveGame,
-    PlayedList, PlayerInfo, Refusal, ServerMessage, SocketError,
+    Action, Actions, ClientMessage, ClocksView, EventsView, GameStatusView, GameView, LegalMoves,
+    LiveGame, PlayedList, PlayerInfo, Refusal, ServerMessage, SocketError,
 };
 use super::{Command, Ident, millis, new_session, session_json, start_board};
 use crate::state::AppState;
@@ -174,7 +174,7 @@ pub(crate) struct Known<'a> {
     /// The session's board as it stands.
     pub(crate) board: Option<BoardView>,
     /// The legal moves of the side to move.
-    pub(crate) legal: Option<Vec<games::MoveInfo>>,
+    pub(crate) legal: Option<LegalMoves>,
 }
 
 /// The game as the player `you` (or a spectator) sees it.
@@ -245,7 +245,7 @@ fn view_known(
         start_board,
         start_position: record.start_position.clone(),
         moves,
-        legal_moves: session.map_or_else(Vec::new, |s| legal_moves_for(s, you)),
+        legal_moves: session.map_or_else(LegalMoves::default, |s| legal_moves_for(s, you)),
         clocks: session.and_then(|s| ClocksView::of(s, now)),
         draw_offer: session.and_then(Session::draw_offer),
         takeback_request: session.and_then(Session::takeback_request),
@@ -271,7 +271,7 @@ pub(crate) fn snapshot_of(
     let view = view_known(
         record, session, ratings, None, watchers, actions, moves, known,
     );
-    let legal = legal.unwrap_or_else(|| session.map_or_else(Vec::new, Session::legal_moves));
+    let legal = legal.unwrap_or_else(|| session.map_or_else(LegalMoves::default, LegalMoves::of));
     let clocks = session
         .filter(|s| s.options().control.is_timed())
         .map(|s| *s.clocks());
@@ -279,11 +279,11 @@ pub(crate) fn snapshot_of(
     Snapshot::new(view, legal, seats, clocks)
 }
 
-fn legal_moves_for(session: &Session, you: Option<Player>) -> Vec<games::MoveInfo> {
+fn legal_moves_for(session: &Session, you: Option<Player>) -> LegalMoves {
     if session.is_ongoing() && you == Some(session.to_move()) {
-        session.legal_moves()
+        LegalMoves::of(session)
     } else {
-        Vec::new()
+        LegalMoves::default()
     }
 }
 
@@ -605,11 +605,7 @@ impl Owner {
 
     /// [`Owner::snapshot`], given the legal moves of the side to move when they are at
     /// hand.
-    fn snapshot_with(
-        &self,
-        legal: Option<Vec<games::MoveInfo>>,
-        board: Option<BoardView>,
-    ) -> Snapshot {
+    fn snapshot_with(&self, legal: Option<LegalMoves>, board: Option<BoardView>) -> Snapshot {
         let (position, start_board) = &self.start_board;
         let known = Known {
             start_board: (*position == self.record.start_position).then_some(start_board),
@@ -698,15 +694,15 @@ impl Owner {
             self.feed.reset(self.snapshot());
             return;
         };
-        let mut legal = session.legal_moves();
-        let mut message = ServerMessage::Events(Box::new(EventsView {
+        let legal = LegalMoves::of(session);
+        let message = ServerMessage::Events(Box::new(EventsView {
             from_rev: before,
             rev: session.revision(),
             events: events.to_vec(),
             status: status_of(&self.record, Some(session)),
             result: session.outcome().or(self.record.outcome),
             board: BoardView::of(session.game()),
-            legal_moves: Vec::new(),
+            legal_moves: LegalMoves::default(),
             clocks: ClocksView::of(session, Timestamp::now()),
             draw_offer: session.draw_offer(),
             takeback_request: session.takeback_request(),
@@ -721,14 +717,11 @@ impl Owner {
             let text = match EventsView::with_legal_moves(&public, &legal) {
                 Some(text) => Arc::from(text),
                 None => {
+                    let mut message = message.clone();
                     if let ServerMessage::Events(view) = &mut message {
-                        view.legal_moves = std::mem::take(&mut legal);
+                        view.legal_moves = legal.clone();
                     }
-                    let text = to_text(&message);
-                    if let ServerMessage::Events(view) = &mut message {
-                        legal = std::mem::take(&mut view.legal_moves);
-                    }
-                    text
+                    to_text(&message)
                 }
             };
             Some((session.to_move(), text))
