@@ -18,6 +18,11 @@ pub struct Config {
     pub max_connections: u32,
     /// When a SQLite write counts as stored ([`SqliteSync`]).
     pub sqlite_sync: SqliteSync,
+    /// This server process's name among those sharing the database: it owns live games
+    /// under it (see `store/leases.rs`). `None`: the machine's host name and the port of
+    /// `addr` ([`Config::instance_name`]). A process restarted under the same name takes
+    /// its games back at once; two processes must never share one.
+    pub instance: Option<String>,
     /// Mark cookies `Secure` (send them over HTTPS only): set it when the site is served
     /// over HTTPS, as it must be anywhere but on one's own machine.
     pub secure_cookies: bool,
@@ -43,6 +48,28 @@ pub struct Config {
     pub mail: Option<crate::mail::MailConfig>,
 }
 
+impl Config {
+    /// The name this process owns live games under: [`Config::instance`], else
+    /// `HOST:PORT` (the machine's host name, the port of `addr`).
+    #[must_use]
+    pub fn instance_name(&self) -> String {
+        if let Some(name) = self
+            .instance
+            .as_deref()
+            .filter(|name| !name.trim().is_empty())
+        {
+            return name.trim().to_owned();
+        }
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .map(|host| host.trim().to_owned())
+            .filter(|host| !host.is_empty())
+            .unwrap_or_else(|| "localhost".to_owned());
+        format!("{host}:{}", self.addr.port())
+    }
+}
+
 impl Default for Config {
     fn default() -> Config {
         Config {
@@ -50,6 +77,7 @@ impl Default for Config {
             database: DatabaseUrl::default(),
             max_connections: 10,
             sqlite_sync: SqliteSync::default(),
+            instance: None,
             secure_cookies: false,
             public_origin: None,
             trust_proxy: false,

@@ -75,9 +75,19 @@ impl Server {
     pub async fn bind(mut config: Config) -> Result<Server, ServerError> {
         let descriptors = conn::raise_descriptor_limit();
         config.connections = conn::fit_to_descriptors(config.connections, descriptors);
-        let store =
-            Store::open_with(&config.database, config.max_connections, config.sqlite_sync).await?;
-        tracing::info!(database = %config.database, "database ready");
+        let owner = store::Owner::new(&config.instance_name());
+        let store = Store::open_as(
+            &config.database,
+            config.max_connections,
+            config.sqlite_sync,
+            owner,
+        )
+        .await?;
+        tracing::info!(
+            database = %config.database,
+            instance = store.owner().instance(),
+            "database ready"
+        );
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .map_err(|source| ServerError::Bind {

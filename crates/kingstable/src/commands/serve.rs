@@ -35,6 +35,12 @@ pub struct ServeArgs {
     /// last moments of play), for much less work per move.
     #[arg(long, env = "KINGSTABLE_SQLITE_SYNC", default_value = "full")]
     pub sqlite_sync: server::SqliteSync,
+    /// This process's name among several sharing one database: each live game is owned
+    /// by one process, under its name (default: HOST:PORT). A process restarted under
+    /// the same name takes its games back at once; another takes them over once their
+    /// lease lapses (10 s). Never give two running processes the same name.
+    #[arg(long, env = "KINGSTABLE_INSTANCE")]
+    pub instance: Option<String>,
     /// Mark cookies Secure (sent over HTTPS only): set it whenever players reach the
     /// site over HTTPS.
     #[arg(long, env = "KINGSTABLE_SECURE_COOKIES")]
@@ -154,6 +160,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         database: args.database,
         max_connections: args.db_connections,
         sqlite_sync: args.sqlite_sync,
+        instance: args.instance,
         secure_cookies: args.secure_cookies,
         public_origin,
         trust_proxy: args.trust_proxy,

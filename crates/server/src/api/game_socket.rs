@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use game::Player;
@@ -24,7 +24,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::ApiPath;
 use crate::auth::{SessionWatch, Viewer};
 use crate::conn::SocketSlot;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::live::chat::{self, Author, ChatRoom};
 use crate::live::{
     self, CatchUp, ClientMessage, Feed, Handle, Ident, Published, Refusal, ServerMessage,
@@ -66,8 +66,25 @@ pub async fn game_socket(
 ) -> Result<Response, ApiError> {
     check_same_origin(&headers, &state.config)?;
     let handle = state.live.handle(&id);
-    if handle.is_none() && state.store.game(&id).await?.is_none() {
-        return Err(ApiError::not_found("no such game"));
+    if handle.is_none() {
+        match state.store.game(&id).await? {
+            None => return Err(ApiError::not_found("no such game")),
+            // A live game another server process owns, or is about to take over (its
+            // owner died): the client connects again, and reaches its owner.
+            Some(record) if record.status.is_live() => {
+                let lease = state.store.lease(&id).await?;
+                if lease.is_some_and(|lease| {
+                    lease.owner.as_deref() != Some(state.store.owner().token())
+                }) {
+                    return Err(ApiError::new(
+                        ErrorCode::DatabaseUnavailable,
+                        "this game is passing to another server process: connect again \
+                         in a moment",
+                    ));
+                }
+            }
+            Some(_) => {}
+        }
     }
     let ident = Ident::from(&viewer);
     let author = Author::of(&viewer);
@@ -180,6 +197,8 @@ impl Viewing {
         match item {
             Published::Watchers(count) => vec![Arc::clone(count.text_for(self.counted()))],
             Published::Rematch(text) | Published::Absent(text) => vec![text],
+            // The socket loop closes the socket.
+            Published::Moved => Vec::new(),
             Published::Chat(room, text) => {
                 if self.chat_sent && room.readable_by(self.you, self.over) {
                     vec![text]
@@ -316,6 +335,17 @@ async fn serve_game(
                 }
             }
             item = recv(&mut updates) => match (item, &feed) {
+                (Ok(Published::Moved), _) => {
+                    // Another server process owns the game now: the client connects
+                    // again (1012: the service is restarting).
+                    let _ = socket
+                        .send(Message::Close(Some(CloseFrame {
+                            code: close_code::RESTART,
+                            reason: "the game moved to another server process".into(),
+                        })))
+                        .await;
+                    break 'serve;
+                }
                 (Ok(item), Some(feed)) => {
                     let changed = matches!(item, Published::Change(_) | Published::Reset);
                     let mut texts = viewing.published(feed, item);

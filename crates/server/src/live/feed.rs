@@ -151,6 +151,9 @@ pub enum Published {
     Absent(Arc<str>),
     /// A chat message said in a room: written by the sockets that may read that room.
     Chat(ChatRoom, Arc<str>),
+    /// Another server process owns the game now: the sockets close (their clients
+    /// connect again).
+    Moved,
 }
 
 /// A watcher count as published: the `watchers` message for a socket already counted
@@ -341,6 +344,11 @@ impl Feed {
     /// Publishes who is gone from the game now (an `absent` message).
     pub fn set_absent(&self, text: Arc<str>) {
         let _ = self.sender.send(Published::Absent(text));
+    }
+
+    /// Tells the sockets that another server process owns the game now.
+    pub fn moved(&self) {
+        let _ = self.sender.send(Published::Moved);
     }
 
     /// Publishes the agreed rematch.

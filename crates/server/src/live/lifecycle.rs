@@ -191,10 +191,12 @@ pub async fn expire_stale(state: &AppState, now: i64) -> Result<ExpiryReport, St
                 }
             }
             // No owner (a game that could not be resumed): nothing to tell, only to end.
-            None => {
-                state.store.abort_game(&id, None, now).await?;
-                report.games += 1;
-            }
+            None => match state.store.abort_game(&id, None, now).await {
+                Ok(()) => report.games += 1,
+                // Another server process owns it: that one ends it.
+                Err(StoreError::Fenced(_)) => {}
+                Err(error) => return Err(error),
+            },
         }
     }
     report.guests = state

@@ -24,6 +24,7 @@ pub mod stored;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use game::{GameKind, Player};
 use games::{AnyGame, BoardView};
@@ -162,6 +163,9 @@ pub(crate) enum Command {
     /// The maintenance job found the game unjoined or abandoned: end it if it still is
     /// at `now`.
     Expire { now: Timestamp },
+    /// The lease keeper did not find the game among this process's games: stop owning
+    /// it if the database says another process has it now.
+    LeaseLost,
     /// The AI's move for revision `rev`.
     AiMove {
         rev: u64,
@@ -222,6 +226,14 @@ impl Live {
         lock(&self.games).get(id).cloned()
     }
 
+    /// Every live game's id and handle.
+    pub(crate) fn entries(&self) -> Vec<(String, Handle)> {
+        lock(&self.games)
+            .iter()
+            .map(|(id, handle)| (id.clone(), handle.clone()))
+            .collect()
+    }
+
     /// Every game with an owner now.
     #[must_use]
     pub fn handles(&self) -> Vec<Handle> {
@@ -232,8 +244,16 @@ impl Live {
         lock(&self.games).insert(id, handle);
     }
 
-    pub(crate) fn remove(&self, id: &str) {
-        lock(&self.games).remove(id);
+    /// Removes game `id` if its owner is still the one that sends to `commands` (a later
+    /// owner of the same game, after a lease came back, stays).
+    pub(crate) fn remove_owner(&self, id: &str, commands: &mpsc::Sender<Command>) {
+        let mut games = lock(&self.games);
+        if games
+            .get(id)
+            .is_some_and(|handle| handle.commands.same_channel(commands))
+        {
+            games.remove(id);
+        }
     }
 
     /// The lobby.
@@ -367,46 +387,132 @@ pub async fn resume_all(state: &AppState) -> Result<usize, StoreError> {
     challenges::load_lobby(state).await?;
     state.live.lobby_chat().restore(state).await?;
     spawn_challenge_sweeper(state);
-    let games = state.store.live_games().await?;
+    state.store.claim_games(now_ms()).await?;
+    let games = state.store.owned_live_games().await?;
     let down_since = lifecycle::down_since(state).await;
     let mut resumed = 0;
     for (record, stored) in games {
-        let mut session = match (&record.status, stored) {
-            (GameStatus::Waiting, _) => None,
-            // The snapshot and the moves after it, replayed at their stored times.
-            (_, Some(stored)) => match stored::restore(stored) {
-                Ok(session) => Some(session),
-                Err(why) => {
-                    tracing::error!(game = %record.id, %why, "a stored game cannot be resumed");
-                    continue;
-                }
-            },
-            (_, None) => match new_session(&record, Timestamp::now()) {
-                Ok(session) => Some(session),
-                Err(error) => {
-                    tracing::error!(game = %record.id, %error, "a stored game cannot be resumed");
-                    continue;
-                }
-            },
-        };
-        if let (Some(session), Some(from)) = (&mut session, down_since) {
-            lifecycle::give_back_downtime(state, &record.id, session, from).await;
+        if resume_one(state, record, stored, down_since).await {
+            resumed += 1;
         }
-        let chatty = session.is_some()
-            && ![&record.first, &record.second]
-                .iter()
-                .any(|s| s.ai_level.is_some());
-        let id = record.id.clone();
-        spawn_owner(state, record, session).await;
-        if chatty
-            && let Some(handle) = state.live.handle(&id)
-            && let Err(error) = chat::restore(state, &id, handle.feed()).await
-        {
-            tracing::error!(game = %id, %error, "a game's chat cannot be read back");
-        }
-        resumed += 1;
     }
+    spawn_lease_keeper(state);
     Ok(resumed)
+}
+
+/// Starts the owner of a stored live game this process has claimed; false when it
+/// cannot be read back (logged). `down_since`: when the server stopped, to give the time
+/// back to the clocks.
+async fn resume_one(
+    state: &AppState,
+    record: GameRecord,
+    stored: Option<crate::store::StoredSession>,
+    down_since: Option<Timestamp>,
+) -> bool {
+    let mut session = match (&record.status, stored) {
+        (GameStatus::Waiting, _) => None,
+        // The snapshot and the moves after it, replayed at their stored times.
+        (_, Some(stored)) => match stored::restore(stored) {
+            Ok(session) => Some(session),
+            Err(why) => {
+                tracing::error!(game = %record.id, %why, "a stored game cannot be resumed");
+                return false;
+            }
+        },
+        (_, None) => match new_session(&record, Timestamp::now()) {
+            Ok(session) => Some(session),
+            Err(error) => {
+                tracing::error!(game = %record.id, %error, "a stored game cannot be resumed");
+                return false;
+            }
+        },
+    };
+    if let (Some(session), Some(from)) = (&mut session, down_since) {
+        lifecycle::give_back_downtime(state, &record.id, session, from).await;
+    }
+    let chatty = session.is_some()
+        && ![&record.first, &record.second]
+            .iter()
+            .any(|s| s.ai_level.is_some());
+    let id = record.id.clone();
+    spawn_owner(state, record, session).await;
+    if chatty
+        && let Some(handle) = state.live.handle(&id)
+        && let Err(error) = chat::restore(state, &id, handle.feed()).await
+    {
+        tracing::error!(game = %id, %error, "a game's chat cannot be read back");
+    }
+    true
+}
+
+/// How often the lease keeper renews this process's leases and looks for lapsed ones.
+const LEASE_EVERY: Duration = Duration::from_millis(crate::store::LEASE_MS.unsigned_abs() / 4);
+
+/// Renews the leases of this process's live games every [`LEASE_EVERY`]; tells the
+/// owners of games it no longer holds to stop; claims and resumes the games whose lease
+/// lapsed (their process died). On a graceful stop, lets its leases lapse at once.
+fn spawn_lease_keeper(state: &AppState) {
+    let state = state.clone();
+    let tasks = state.tasks.clone();
+    tasks.spawn(async move {
+        let mut every = tokio::time::interval(LEASE_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = state.shutdown.cancelled() => break,
+                _ = every.tick() => keep_leases(&state).await,
+            }
+        }
+        match state.store.release_games().await {
+            Ok(released) => tracing::info!(released, "leases of live games released"),
+            Err(error) => tracing::warn!(%error, "releasing the leases of live games"),
+        }
+    });
+}
+
+/// One round of the lease keeper.
+async fn keep_leases(state: &AppState) {
+    let now = now_ms();
+    match state.store.renew_leases(now).await {
+        Ok(held) => {
+            let held: std::collections::HashSet<String> = held.into_iter().collect();
+            for (id, handle) in state.live.entries() {
+                if !held.contains(&id) {
+                    handle.send(Command::LeaseLost).await;
+                }
+            }
+        }
+        Err(error) => tracing::warn!(%error, "renewing the leases of live games"),
+    }
+    let claimed = match state.store.claim_games(now).await {
+        Ok(claimed) => claimed,
+        Err(error) => {
+            tracing::warn!(%error, "claiming lapsed live games");
+            return;
+        }
+    };
+    for id in claimed {
+        if state.live.handle(&id).is_some() {
+            continue;
+        }
+        let loaded = match state.store.game(&id).await {
+            Ok(Some(record)) if record.status.is_live() => state
+                .store
+                .stored_session(&id)
+                .await
+                .map(|stored| Some((record, stored))),
+            Ok(_) => Ok(None),
+            Err(error) => Err(error),
+        };
+        match loaded {
+            Ok(Some((record, stored))) => {
+                tracing::info!(game = %id, "took over a live game whose lease lapsed");
+                resume_one(state, record, stored, None).await;
+            }
+            Ok(None) => {}
+            Err(error) => tracing::error!(game = %id, %error, "loading a claimed game"),
+        }
+    }
 }
 
 /// The session as stored (JSON): a snapshot.

@@ -336,6 +336,9 @@ pub(crate) struct Owner {
     timer_retry_at: Option<tokio::time::Instant>,
     /// The board of the start position (the record's, given first), drawn once.
     start_board: (String, BoardView),
+    /// Another server process owns the game now (its lease passed on): this owner
+    /// stops, and its sockets are closed so that their clients connect again.
+    moved: bool,
 }
 
 impl Owner {
@@ -366,6 +369,7 @@ impl Owner {
             conditional: [None, None],
             ratings,
             commands,
+            moved: false,
             feed: Arc::new(Feed::new(snapshot)),
             watchers: 0,
             spectators: HashMap::new(),
@@ -444,6 +448,11 @@ impl Owner {
         self.tell_players();
         self.maybe_ai();
         loop {
+            if self.moved {
+                tracing::warn!(game = %id, "another server process owns this game now");
+                self.feed.moved();
+                break;
+            }
             if self.is_over() {
                 self.state.ai.game_over(&id);
             }
@@ -470,7 +479,7 @@ impl Owner {
             }
         }
         self.state.ai.forget_game(&id);
-        self.state.live.remove(&id);
+        self.state.live.remove_owner(&id, &self.commands);
         let count = i64::try_from(self.state.live.count()).unwrap_or(i64::MAX);
         self.state.metrics.live_games.set(count);
         self.state.live.lobby().game_removed(&id);
@@ -550,6 +559,15 @@ impl Owner {
                 }
             }
             Command::Expire { now } => self.expire(now).await,
+            Command::LeaseLost => {
+                // Only the database can say: a game made since the keeper's renewal
+                // is this process's though it was not renewed.
+                if let Ok(Some(lease)) = self.state.store.lease(&self.record.id).await
+                    && lease.owner.as_deref() != Some(self.state.store.owner().token())
+                {
+                    self.moved = true;
+                }
+            }
             Command::AiMove { rev, text, score } => {
                 self.ai_pending = None;
                 self.ai_score = Some(score);
@@ -1044,6 +1062,18 @@ impl Owner {
     /// move's row when the change is one move, else the whole session; and how the game
     /// ended if it did.
     async fn store_change(&mut self, next: &Session, old_moves: usize) -> Result<(), StoreError> {
+        let stored = self.store_change_here(next, old_moves).await;
+        if matches!(stored, Err(StoreError::Fenced(_))) {
+            self.moved = true;
+        }
+        stored
+    }
+
+    async fn store_change_here(
+        &mut self,
+        next: &Session,
+        old_moves: usize,
+    ) -> Result<(), StoreError> {
         let now = now_ms();
         let new = next.moves().len();
         let store = &self.state.store;

@@ -447,7 +447,7 @@ impl Store {
     ) -> Result<GameRecord, StoreError> {
         let game_id = random_id(8);
         let mut tx = self.pool.begin().await?;
-        insert_game(&mut tx, &game_id, game, now).await?;
+        insert_game(&mut tx, &game_id, game, now, self.owner.token()).await?;
         let accepted = sqlx::query(
             "UPDATE challenges SET status = 'accepted', game_id = $2 \
              WHERE id = $1 AND status = 'open'",

@@ -370,12 +370,14 @@ fn parse_result(text: &str) -> Result<Option<Player>, StoreError> {
     }
 }
 
-/// Inserts a new game row with id `id`.
+/// Inserts a new game row with id `id`, owned by `owner` (a process's token, see
+/// `leases.rs`).
 pub(super) async fn insert_game(
     conn: &mut AnyConnection,
     id: &str,
     game: &NewGame,
     now: i64,
+    owner: &str,
 ) -> Result<(), sqlx::Error> {
     let (fu, fg, fa) = game.first.columns();
     let (su, sg, sa) = game.second.columns();
@@ -388,9 +390,9 @@ pub(super) async fn insert_game(
         "INSERT INTO games (id, kind, first_user_id, first_guest_id, first_ai_level, \
          second_user_id, second_guest_id, second_ai_level, time_control, rated, status, \
          result, reason, start_position, session_state, ply_count, created_at, updated_at, \
-         finished_at) \
+         finished_at, owner, lease_until) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, NULL, $12, $13, 0, \
-         $14, $14, NULL)",
+         $14, $14, NULL, $15, $16)",
     )
     .bind(id)
     .bind(game.kind.as_str())
@@ -406,6 +408,8 @@ pub(super) async fn insert_game(
     .bind(&game.start_position)
     .bind(game.session_state.as_deref())
     .bind(now)
+    .bind(owner)
+    .bind(now + super::LEASE_MS)
     .execute(conn)
     .await?;
     Ok(())
@@ -432,7 +436,7 @@ impl Store {
             // has only one).
             let inserted = {
                 let mut conn = self.pool.acquire().await?;
-                insert_game(&mut conn, &id, game, now).await
+                insert_game(&mut conn, &id, game, now, self.owner.token()).await
             };
             match inserted {
                 Ok(()) => return self.game(&id).await?.ok_or(StoreError::NotFound("game")),
@@ -465,6 +469,30 @@ impl Store {
         let rows = sqlx::query(&format!(
             "{GAME_SELECT} WHERE g.status IN ('waiting', 'playing') ORDER BY g.created_at, g.id"
         ))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut games = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let game = game_from_row(row)?;
+            let state = self.stored_session(&game.id).await?;
+            games.push((game, state));
+        }
+        Ok(games)
+    }
+
+    /// The live games this process owns (see [`Store::claim_games`]), each with its
+    /// stored session, oldest first.
+    ///
+    /// # Errors
+    /// On a database failure or an unreadable row.
+    pub async fn owned_live_games(
+        &self,
+    ) -> Result<Vec<(GameRecord, Option<StoredSession>)>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "{GAME_SELECT} WHERE g.status IN ('waiting', 'playing') AND g.owner = $1 \
+             ORDER BY g.created_at, g.id"
+        ))
+        .bind(self.owner.token())
         .fetch_all(&self.pool)
         .await?;
         let mut games = Vec::with_capacity(rows.len());
@@ -553,7 +581,11 @@ impl Store {
         snapshot: impl FnOnce() -> String + Send,
     ) -> Result<bool, StoreError> {
         // With the moves of other games waiting at the same moment, in one statement.
-        self.writer.append(game_id, mv).await?;
+        match self.writer.append(game_id, mv, self.owner.token()).await {
+            Ok(()) => {}
+            Err(StoreError::Conflict(why)) => return Err(self.fenced_or(game_id, why).await),
+            Err(error) => return Err(error),
+        }
         if !snapshot_due(mv.ply, snapshot_ply) {
             return Ok(false);
         }
@@ -562,12 +594,14 @@ impl Store {
         let ply = i64::from(mv.ply);
         let written = sqlx::query(&format!(
             "UPDATE games SET session_state = $2, snapshot_ply = $3, ply_count = $3, \
-             updated_at = $4 WHERE id = $1 AND status = 'playing' AND {STORED_PLIES} = $3"
+             updated_at = $4 WHERE id = $1 AND status = 'playing' AND {STORED_PLIES} = $3 \
+             AND owner = $5"
         ))
         .bind(game_id)
         .bind(snapshot())
         .bind(ply)
         .bind(mv.played_at)
+        .bind(self.owner.token())
         .execute(&self.pool)
         .await;
         match written {
@@ -595,18 +629,24 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         let updated = sqlx::query(&format!(
             "UPDATE games SET ply_count = $2, session_state = $3, snapshot_ply = $2, \
-                 updated_at = $4 WHERE id = $1 AND {STORED_PLIES} >= $2 AND status = 'playing'"
+                 updated_at = $4 WHERE id = $1 AND {STORED_PLIES} >= $2 AND status = 'playing' \
+                 AND owner = $5"
         ))
         .bind(game_id)
         .bind(keep)
         .bind(session_state)
         .bind(now)
+        .bind(self.owner.token())
         .execute(&mut *tx)
         .await?;
         if updated.rows_affected() != 1 {
-            return Err(StoreError::Conflict(format!(
-                "cannot take game {game_id} back to ply {keep_plies}"
-            )));
+            drop(tx);
+            return Err(self
+                .fenced_or(
+                    game_id,
+                    format!("cannot take game {game_id} back to ply {keep_plies}"),
+                )
+                .await);
         }
         sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply > $2")
             .bind(game_id)
@@ -631,17 +671,21 @@ impl Store {
         let updated = sqlx::query(&format!(
             "UPDATE games SET session_state = $2, snapshot_ply = {STORED_PLIES}, \
                  ply_count = {STORED_PLIES}, updated_at = $3 \
-                 WHERE id = $1 AND status IN ('waiting', 'playing')"
+                 WHERE id = $1 AND status IN ('waiting', 'playing') AND owner = $4"
         ))
         .bind(game_id)
         .bind(session_state)
         .bind(now)
+        .bind(self.owner.token())
         .execute(&self.pool)
         .await?;
         if updated.rows_affected() == 1 {
             Ok(())
         } else {
-            Err(StoreError::NotFound("live game"))
+            match self.fenced_or(game_id, String::new()).await {
+                StoreError::Conflict(_) => Err(StoreError::NotFound("live game")),
+                fenced => Err(fenced),
+            }
         }
     }
 
@@ -663,20 +707,27 @@ impl Store {
         let taken = sqlx::query(&format!(
             "UPDATE games SET {user_column} = $2, {guest_column} = $3, {ai_column} = $4, \
              updated_at = $5 WHERE id = $1 AND status = 'waiting' AND {user_column} IS NULL \
-             AND {guest_column} IS NULL AND {ai_column} IS NULL"
+             AND {guest_column} IS NULL AND {ai_column} IS NULL AND owner = $6"
         ))
         .bind(game_id)
         .bind(user)
         .bind(guest)
         .bind(ai)
         .bind(now)
+        .bind(self.owner.token())
         .execute(&mut *tx)
         .await?;
         if taken.rows_affected() != 1 {
-            return Err(StoreError::Conflict(format!(
-                "the {} seat of game {game_id} is not open",
-                result_str(Some(player))
-            )));
+            drop(tx);
+            return Err(self
+                .fenced_or(
+                    game_id,
+                    format!(
+                        "the {} seat of game {game_id} is not open",
+                        result_str(Some(player))
+                    ),
+                )
+                .await);
         }
         sqlx::query(
             "UPDATE games SET status = 'playing' WHERE id = $1 AND status = 'waiting' \
@@ -708,17 +759,20 @@ impl Store {
             "UPDATE games SET status = 'aborted', session_state = COALESCE($2, session_state), \
                  snapshot_ply = CASE WHEN $2 IS NULL THEN snapshot_ply ELSE {STORED_PLIES} END, \
                  ply_count = {STORED_PLIES}, updated_at = $3, finished_at = $3 \
-                 WHERE id = $1 AND status IN ('waiting', 'playing')"
+                 WHERE id = $1 AND status IN ('waiting', 'playing') AND owner = $4"
         ))
         .bind(game_id)
         .bind(session_state)
         .bind(now)
+        .bind(self.owner.token())
         .execute(&self.pool)
         .await?;
         if updated.rows_affected() == 1 {
             Ok(())
         } else {
-            Err(StoreError::Conflict(format!("game {game_id} is not live")))
+            Err(self
+                .fenced_or(game_id, format!("game {game_id} is not live"))
+                .await)
         }
     }
 
@@ -790,7 +844,7 @@ impl Store {
                  session_state = COALESCE($4, session_state), \
                  snapshot_ply = CASE WHEN $4 IS NULL THEN snapshot_ply ELSE {STORED_PLIES} END, \
                  ply_count = {STORED_PLIES}, updated_at = $5, finished_at = $5, ended_by = $6 \
-                 WHERE id = $1 AND status IN ('waiting', 'playing')"
+                 WHERE id = $1 AND status IN ('waiting', 'playing') AND owner = $7"
         ))
         .bind(game_id)
         .bind(result_str(outcome.winner))
@@ -798,13 +852,17 @@ impl Store {
         .bind(session_state)
         .bind(now)
         .bind(ended_by.map(side_str))
+        .bind(self.owner.token())
         .execute(&mut *tx)
         .await?;
         if updated.rows_affected() != 1 {
-            return Err(StoreError::Conflict(format!(
-                "game {game_id} is already {}",
-                game.status
-            )));
+            drop(tx);
+            return Err(self
+                .fenced_or(
+                    game_id,
+                    format!("game {game_id} is already {}", game.status),
+                )
+                .await);
         }
         let rating_changes = match (&game.first.user_id, &game.second.user_id) {
             (Some(first), Some(second)) if game.rated && first != second => {

@@ -15,6 +15,7 @@ mod challenges;
 mod chat;
 mod conditional;
 mod games;
+mod leases;
 mod lifecycle;
 mod mail;
 mod players;
@@ -43,6 +44,7 @@ pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
 };
+pub use leases::{LEASE_MS, LOCAL_INSTANCE, Lease, Owner};
 pub use mail::{MailSettings, Recipient, TokenPurpose, day_of};
 pub use players::{OpponentRecord, Profile};
 pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};
@@ -112,6 +114,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "user language",
         include_str!("../../migrations/0014_user_lang.sql"),
     ),
+    (
+        15,
+        "leases",
+        include_str!("../../migrations/0015_leases.sql"),
+    ),
 ];
 
 /// Why a storage operation failed.
@@ -143,6 +150,10 @@ pub enum StoreError {
     /// A stored value the server cannot read (a game kind it does not know).
     #[error("unreadable stored value: {0}")]
     Corrupt(String),
+    /// The live game is owned by another server process now (its lease passed to it):
+    /// this one may no longer change it.
+    #[error("game {0} is owned by another server process")]
+    Fenced(String),
 }
 
 /// The database: a pool of connections and which program is behind it. Cheap to clone.
@@ -150,6 +161,8 @@ pub enum StoreError {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// This process as the owner of the live games it writes.
+    owner: Owner,
     /// Stores the moves of every game, those waiting together in one transaction.
     writer: writer::MoveWriter,
 }
@@ -172,6 +185,19 @@ impl Store {
         url: &DatabaseUrl,
         max_connections: u32,
         sync: SqliteSync,
+    ) -> Result<Store, StoreError> {
+        Store::open_as(url, max_connections, sync, Owner::new(LOCAL_INSTANCE)).await
+    }
+
+    /// [`Store::open_with`], owning live games as `owner`.
+    ///
+    /// # Errors
+    /// When the database cannot be reached or migrated.
+    pub async fn open_as(
+        url: &DatabaseUrl,
+        max_connections: u32,
+        sync: SqliteSync,
+        owner: Owner,
     ) -> Result<Store, StoreError> {
         // Idempotent: sqlx guards it with its own `Once`.
         sqlx::any::install_default_drivers();
@@ -216,6 +242,7 @@ impl Store {
         let store = Store {
             pool,
             backend,
+            owner,
             writer,
         };
         store.migrate().await?;

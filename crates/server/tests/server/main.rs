@@ -13,6 +13,7 @@ mod conn;
 mod docs;
 mod fair;
 mod http;
+mod leases;
 mod live;
 mod lobby_chat;
 mod mail;
