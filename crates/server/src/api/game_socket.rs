@@ -268,7 +268,10 @@ async fn serve_game(
                 }
                 // An action under a sign-in that has ended since is not taken.
                 if !watch.still_valid().await { break }
-                let reply = match serde_json::from_str::<ClientMessage>(&text) {
+                let handling = std::time::Instant::now();
+                let parsed = serde_json::from_str::<ClientMessage>(&text);
+                let kind = message_type(parsed.as_ref().ok());
+                let reply = match parsed {
                     Err(error) => Some(Refusal::new(SocketError::BadMessage, format!("not a message of this socket: {error}")).into()),
                     Ok(ClientMessage::Ping) => Some(ServerMessage::Pong),
                     Ok(ClientMessage::Hello { rev: seen }) => match &feed {
@@ -310,10 +313,12 @@ async fn serve_game(
                         None => Some(Refusal::new(SocketError::GameOver, "the game is over").into()),
                     },
                 };
-                match reply {
+                let texts = match reply {
                     Some(reply) => vec![live::feed::to_text(&reply)],
                     None => Vec::new(),
-                }
+                };
+                state.metrics.game_message(kind, handling.elapsed());
+                texts
             }
             item = recv(&mut updates) => match (item, &feed) {
                 (Ok(item), Some(feed)) => {
@@ -354,6 +359,30 @@ async fn serve_game(
         handle.watch(-1, &viewing.ident).await;
     }
     state.metrics.sockets.dec();
+}
+
+/// A client message's type as its `t` names it, for the handling-time histogram
+/// (`invalid`: a message that could not be read).
+fn message_type(message: Option<&ClientMessage>) -> &'static str {
+    match message {
+        None => "invalid",
+        Some(ClientMessage::Hello { .. }) => "hello",
+        Some(ClientMessage::Move { .. }) => "move",
+        Some(ClientMessage::Resign) => "resign",
+        Some(ClientMessage::DrawOffer) => "draw_offer",
+        Some(ClientMessage::DrawAccept) => "draw_accept",
+        Some(ClientMessage::DrawDecline) => "draw_decline",
+        Some(ClientMessage::Takeback) => "takeback",
+        Some(ClientMessage::TakebackAccept) => "takeback_accept",
+        Some(ClientMessage::TakebackDecline) => "takeback_decline",
+        Some(ClientMessage::GiveTime) => "give_time",
+        Some(ClientMessage::Abort) => "abort",
+        Some(ClientMessage::ClaimVictory) => "claim_victory",
+        Some(ClientMessage::ClaimDraw) => "claim_draw",
+        Some(ClientMessage::Rematch) => "rematch",
+        Some(ClientMessage::Chat { .. }) => "chat",
+        Some(ClientMessage::Ping) => "ping",
+    }
 }
 
 async fn recv(

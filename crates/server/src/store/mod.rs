@@ -21,6 +21,7 @@ mod players;
 mod ratings;
 mod reviews;
 mod standings;
+pub mod transfer;
 mod users;
 mod writer;
 
