@@ -29,6 +29,28 @@ const MESSAGE_BUCKETS: [f64; 13] = [
     0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5,
 ];
 
+/// The types of game-socket messages (their `t`), and `invalid` for one that could not
+/// be read: each shown from the start, at zero.
+pub const GAME_MESSAGE_TYPES: [&str; 17] = [
+    "hello",
+    "move",
+    "resign",
+    "draw_offer",
+    "draw_accept",
+    "draw_decline",
+    "takeback",
+    "takeback_accept",
+    "takeback_decline",
+    "give_time",
+    "abort",
+    "claim_victory",
+    "claim_draw",
+    "rematch",
+    "chat",
+    "ping",
+    "invalid",
+];
+
 /// The `route` label of a request that matched no route (the web client's files, and
 /// every unknown path): one value, so that scanners cannot grow the label set.
 pub const UNMATCHED_ROUTE: &str = "(web)";
@@ -104,8 +126,9 @@ impl Metrics {
             HistogramOpts::new(
                 "kingstable_game_message_duration_seconds",
                 "Time a game socket takes to handle one client message, by its type \
-                 (move, hello, chat…; invalid for one that could not be read), up to the \
-                 owner's answer and the reply written.",
+                 (move, hello, chat…; invalid for one that could not be read): from \
+                 reading it to the game owner's answer (for hello, to its catch-up \
+                 written).",
             )
             .buckets(MESSAGE_BUCKETS.to_vec()),
             &["type"],
@@ -128,6 +151,9 @@ impl Metrics {
         // Every class from the start, so a scrape shows zeros rather than nothing.
         for class in HTTP_CLASSES {
             http_responses.with_label_values(&[class]);
+        }
+        for kind in GAME_MESSAGE_TYPES {
+            message_duration.with_label_values(&[kind]);
         }
         Metrics {
             registry,
@@ -319,6 +345,7 @@ mod tests {
             "kingstable_game_message_duration_seconds_bucket{type=\"move\",le=\"0.00025\"} 0",
             "kingstable_game_message_duration_seconds_bucket{type=\"move\",le=\"0.0005\"} 1",
             "kingstable_game_message_duration_seconds_count{type=\"move\"} 1",
+            "kingstable_game_message_duration_seconds_count{type=\"resign\"} 0",
         ] {
             assert!(text.contains(line), "missing {line} in\n{text}");
         }

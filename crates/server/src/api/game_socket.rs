@@ -362,7 +362,8 @@ async fn serve_game(
 }
 
 /// A client message's type as its `t` names it, for the handling-time histogram
-/// (`invalid`: a message that could not be read).
+/// (`invalid`: a message that could not be read); one of
+/// [`crate::metrics::GAME_MESSAGE_TYPES`].
 fn message_type(message: Option<&ClientMessage>) -> &'static str {
     match message {
         None => "invalid",
