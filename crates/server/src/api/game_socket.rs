@@ -422,3 +422,25 @@ async fn stored_state(state: &AppState, id: &str, ident: &Ident) -> Option<Serve
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::GAME_MESSAGE_TYPES;
+
+    /// Each message type's histogram label is its `t` as clients send it, and one of the
+    /// labels shown from the start.
+    #[test]
+    fn message_types_are_labelled_by_their_tag() {
+        for kind in GAME_MESSAGE_TYPES {
+            let text = match kind {
+                "invalid" => r#"{"t":"fly"}"#.to_owned(),
+                "move" => r#"{"t":"move","move":"d1-d3"}"#.to_owned(),
+                "chat" => r#"{"t":"chat","room":"players","text":"hi"}"#.to_owned(),
+                _ => format!(r#"{{"t":"{kind}"}}"#),
+            };
+            let parsed = serde_json::from_str::<ClientMessage>(&text).ok();
+            assert_eq!(message_type(parsed.as_ref()), kind, "{text}");
+        }
+    }
+}
