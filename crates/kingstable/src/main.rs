@@ -219,6 +219,9 @@ enum Command {
     /// Put a backup in place of the server's SQLite database, with the server stopped:
     /// the backup is checked first, and the old file is kept beside it.
     Restore(commands::backup::RestoreArgs),
+    /// Copy a SQLite database into an empty PostgreSQL one, with the server stopped:
+    /// every table, ids kept, counted table by table (docs/OPERATIONS.md).
+    MigrateDb(commands::migrate::MigrateArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -431,6 +434,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Admin(args) => commands::admin::run(args)?,
         Command::Backup(args) => commands::backup::backup(&args)?,
         Command::Restore(args) => commands::backup::restore(&args)?,
+        Command::MigrateDb(args) => commands::migrate::run(&args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

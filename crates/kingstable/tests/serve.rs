@@ -148,6 +148,40 @@ fn serve_reads_its_options_from_the_environment() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--log-format json` (here by its variable): every line on stderr is one JSON object,
+/// the request log lines among them with the request's method and path.
+#[cfg(unix)]
+#[test]
+fn serve_writes_json_logs_when_asked() {
+    let dir = temp_dir("json-log");
+    let (child, url) = serve(
+        &dir,
+        &["--addr", "127.0.0.1:0"],
+        &[("KINGSTABLE_LOG_FORMAT", "json")],
+    );
+    assert!(get(&url, "/health").0.contains("200"));
+    let (status, stderr) = terminate(child);
+    assert!(status.success(), "{status:?}\n{stderr}");
+    let events: Vec<serde_json::Value> = stderr
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    assert!(
+        events
+            .iter()
+            .all(|e| e["level"].is_string() && e["timestamp"].is_string()),
+        "{stderr}"
+    );
+    assert!(
+        events.iter().any(|e| e["span"]["uri"] == "/health"
+            && e["span"]["method"] == "GET"
+            && e["status"] == 200),
+        "no request line for /health in\n{stderr}"
+    );
+    assert!(events.iter().any(|e| e["message"] == "stopped"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn serve_help_documents_every_option_and_variable() {
     let output = Command::new(env!("CARGO_BIN_EXE_kingstable"))
@@ -165,6 +199,7 @@ fn serve_help_documents_every_option_and_variable() {
         "--trust-proxy",
         "--body-limit",
         "--log",
+        "--log-format",
         "--smtp",
         "--smtp-user",
         "--smtp-password",
@@ -186,6 +221,7 @@ fn serve_help_documents_every_option_and_variable() {
         "KINGSTABLE_MAIL_FROM",
         "KINGSTABLE_BODY_LIMIT",
         "KINGSTABLE_LOG",
+        "KINGSTABLE_LOG_FORMAT",
     ] {
         assert!(help.contains(variable), "{variable} missing from\n{help}");
     }
@@ -196,6 +232,7 @@ fn serve_refuses_bad_options() {
     for args in [
         &["serve", "--database", "mysql://x/y"][..],
         &["serve", "--addr", "not-an-address"],
+        &["serve", "--log-format", "yaml", "--addr", "127.0.0.1:0"],
         &[
             "serve",
             "--public-url",

@@ -1,12 +1,14 @@
 //! Prometheus metrics (`GET /metrics`, text format). The live layer updates the gauges
-//! and counters; this module keeps them and writes them out.
+//! and counters; the HTTP middleware and the game socket time what they handle; this
+//! module keeps them and writes them out.
 
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode};
 use prometheus::{
-    Encoder, Gauge, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+    Encoder, Gauge, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts,
+    Registry, TextEncoder,
 };
 
 /// Seconds over which `kingstable_moves_per_second` is averaged.
@@ -14,6 +16,44 @@ pub const MOVE_RATE_WINDOW_SECS: u64 = 60;
 
 /// The label values of `kingstable_http_responses_total`.
 const HTTP_CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
+
+/// The buckets of `kingstable_http_request_duration_seconds`, in seconds: from a cached
+/// page (well under a millisecond) to a sign-in (argon2, ~50 ms) and a slow database.
+const HTTP_BUCKETS: [f64; 14] = [
+    0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+/// The buckets of `kingstable_game_message_duration_seconds`: a move is a few hundred
+/// microseconds of rules and a stored row; a `hello` far behind sends a whole state.
+const MESSAGE_BUCKETS: [f64; 13] = [
+    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5,
+];
+
+/// The types of game-socket messages (their `t`), and `invalid` for one that could not
+/// be read: each shown from the start, at zero.
+pub const GAME_MESSAGE_TYPES: [&str; 17] = [
+    "hello",
+    "move",
+    "resign",
+    "draw_offer",
+    "draw_accept",
+    "draw_decline",
+    "takeback",
+    "takeback_accept",
+    "takeback_decline",
+    "give_time",
+    "abort",
+    "claim_victory",
+    "claim_draw",
+    "rematch",
+    "chat",
+    "ping",
+    "invalid",
+];
+
+/// The `route` label of a request that matched no route (the web client's files, and
+/// every unknown path): one value, so that scanners cannot grow the label set.
+pub const UNMATCHED_ROUTE: &str = "(web)";
 
 /// The server's metrics, in their own registry (so several servers in one process, as in
 /// tests, do not share counts).
@@ -30,6 +70,8 @@ pub struct Metrics {
     pub ai_queue: IntGauge,
     moves_per_second: Gauge,
     http_responses: IntCounterVec,
+    http_duration: HistogramVec,
+    message_duration: HistogramVec,
     started: Instant,
     window: Mutex<MoveWindow>,
 }
@@ -69,6 +111,29 @@ impl Metrics {
             &["class"],
         )
         .expect("valid metric");
+        let http_duration = HistogramVec::new(
+            HistogramOpts::new(
+                "kingstable_http_request_duration_seconds",
+                "Time from a request's head to its response's head, by method and route \
+                 (the route's pattern, e.g. /api/games/{id}; (web) for the web client's \
+                 files and unknown paths). A socket's request is its upgrade only.",
+            )
+            .buckets(HTTP_BUCKETS.to_vec()),
+            &["method", "route"],
+        )
+        .expect("valid metric");
+        let message_duration = HistogramVec::new(
+            HistogramOpts::new(
+                "kingstable_game_message_duration_seconds",
+                "Time a game socket takes to handle one client message, by its type \
+                 (move, hello, chat…; invalid for one that could not be read): from \
+                 reading it to the game owner's answer (for hello, to its catch-up \
+                 written).",
+            )
+            .buckets(MESSAGE_BUCKETS.to_vec()),
+            &["type"],
+        )
+        .expect("valid metric");
         for metric in [
             Box::new(live_games.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(sockets.clone()),
@@ -76,6 +141,8 @@ impl Metrics {
             Box::new(ai_queue.clone()),
             Box::new(moves_per_second.clone()),
             Box::new(http_responses.clone()),
+            Box::new(http_duration.clone()),
+            Box::new(message_duration.clone()),
         ] {
             registry
                 .register(metric)
@@ -85,6 +152,9 @@ impl Metrics {
         for class in HTTP_CLASSES {
             http_responses.with_label_values(&[class]);
         }
+        for kind in GAME_MESSAGE_TYPES {
+            message_duration.with_label_values(&[kind]);
+        }
         Metrics {
             registry,
             live_games,
@@ -93,6 +163,8 @@ impl Metrics {
             ai_queue,
             moves_per_second,
             http_responses,
+            http_duration,
+            message_duration,
             started: Instant::now(),
             window: Mutex::new(MoveWindow::default()),
         }
@@ -118,6 +190,34 @@ impl Metrics {
             _ => HTTP_CLASSES[4],
         };
         self.http_responses.with_label_values(&[class]).inc();
+    }
+
+    /// Records how long one HTTP request took. `route` is the pattern of the route it
+    /// matched (axum's `MatchedPath`, never the raw path: the label set stays bounded),
+    /// or [`UNMATCHED_ROUTE`].
+    pub fn http_request(&self, method: &Method, route: &str, took: Duration) {
+        // Methods outside the standard ones (any token is valid HTTP) share one value.
+        let method = match *method {
+            Method::GET => "GET",
+            Method::HEAD => "HEAD",
+            Method::POST => "POST",
+            Method::PUT => "PUT",
+            Method::DELETE => "DELETE",
+            Method::PATCH => "PATCH",
+            Method::OPTIONS => "OPTIONS",
+            _ => "other",
+        };
+        self.http_duration
+            .with_label_values(&[method, route])
+            .observe(took.as_secs_f64());
+    }
+
+    /// Records how long a game socket took to handle one client message of type
+    /// `kind` (its `t`: `move`, `hello`…, or `invalid`).
+    pub fn game_message(&self, kind: &'static str, took: Duration) {
+        self.message_duration
+            .with_label_values(&[kind])
+            .observe(took.as_secs_f64());
     }
 
     /// The metrics in Prometheus' text format.
@@ -222,5 +322,32 @@ mod tests {
             assert!(text.contains(line), "missing {line} in\n{text}");
         }
         assert!(text.contains("# TYPE kingstable_moves_per_second gauge"));
+    }
+
+    #[test]
+    fn durations_are_histograms_by_route_and_message_type() {
+        let metrics = Metrics::new();
+        let route = "/api/games/{id}";
+        metrics.http_request(&Method::GET, route, Duration::from_micros(700));
+        metrics.http_request(&Method::GET, route, Duration::from_millis(30));
+        metrics.http_request(&Method::from_bytes(b"BREW").unwrap(), route, Duration::ZERO);
+        metrics.game_message("move", Duration::from_micros(300));
+        let text = metrics.render();
+        for line in [
+            "# TYPE kingstable_http_request_duration_seconds histogram",
+            // 0.7 ms is above the 0.5 ms bucket and within the 1 ms one; 30 ms within 50.
+            "kingstable_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/games/{id}\",le=\"0.0005\"} 0",
+            "kingstable_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/games/{id}\",le=\"0.001\"} 1",
+            "kingstable_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/games/{id}\",le=\"0.05\"} 2",
+            "kingstable_http_request_duration_seconds_count{method=\"GET\",route=\"/api/games/{id}\"} 2",
+            "kingstable_http_request_duration_seconds_count{method=\"other\",route=\"/api/games/{id}\"} 1",
+            "# TYPE kingstable_game_message_duration_seconds histogram",
+            "kingstable_game_message_duration_seconds_bucket{type=\"move\",le=\"0.00025\"} 0",
+            "kingstable_game_message_duration_seconds_bucket{type=\"move\",le=\"0.0005\"} 1",
+            "kingstable_game_message_duration_seconds_count{type=\"move\"} 1",
+            "kingstable_game_message_duration_seconds_count{type=\"resign\"} 0",
+        ] {
+            assert!(text.contains(line), "missing {line} in\n{text}");
+        }
     }
 }

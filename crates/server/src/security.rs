@@ -5,7 +5,7 @@ use std::hash::Hash;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 
-use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::middleware::Next;
@@ -15,6 +15,7 @@ use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLim
 
 use crate::config::{RateLimit, RateLimits};
 use crate::error::{ApiError, ErrorCode};
+use crate::metrics::UNMATCHED_ROUTE;
 use crate::state::AppState;
 
 /// The policy every page runs under: nothing loaded from other sites, no framing.
@@ -370,13 +371,23 @@ pub async fn csrf_guard(State(state): State<AppState>, request: Request, next: N
     next.run(request).await
 }
 
-/// Middleware: headers every response carries, and the count of responses by status.
+/// Middleware: headers every response carries, the count of responses by status, and
+/// the time each took by route (the route's pattern, which the router has matched
+/// before this runs: `Router::layer` wraps each route).
 pub async fn response_headers(
     State(state): State<AppState>,
     request: Request,
     next: Next,
 ) -> Response {
+    let started = std::time::Instant::now();
+    let method = request.method().clone();
+    let route = request.extensions().get::<MatchedPath>().cloned();
     let mut response = next.run(request).await;
+    state.metrics.http_request(
+        &method,
+        route.as_ref().map_or(UNMATCHED_ROUTE, MatchedPath::as_str),
+        started.elapsed(),
+    );
     state.metrics.http_response(response.status());
     let headers = response.headers_mut();
     for (name, value) in [

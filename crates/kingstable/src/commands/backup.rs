@@ -13,7 +13,8 @@ use server::{DatabaseUrl, Store};
 
 /// A server writes its heartbeat every 5 s: one younger than this is a server running
 /// (or stopped just now, which also writes one).
-const RUNNING_WITHIN: Duration = Duration::from_secs(15);
+const RUNNING_WITHIN: Duration =
+    Duration::from_millis(server::store::backup::RUNNING_WITHIN_MS.unsigned_abs());
 
 /// The server's database, as `kingstable serve` names it: a SQLite file here.
 #[derive(Args, Debug)]
@@ -50,7 +51,7 @@ pub struct RestoreArgs {
     pub force: bool,
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?)
@@ -64,7 +65,7 @@ fn sqlite_file(database: &DatabaseUrl, postgres_hint: &str) -> Result<PathBuf> {
 }
 
 /// The rows of a report in one line: `users 3, games 12, moves 480, …`.
-fn counts(report: &FileReport) -> String {
+pub(crate) fn counts(report: &FileReport) -> String {
     report
         .rows
         .iter()

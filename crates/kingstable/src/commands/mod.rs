@@ -7,6 +7,7 @@ pub mod bench;
 pub mod convert;
 pub mod engine;
 pub mod matches;
+pub mod migrate;
 pub mod moves;
 pub mod perft;
 pub mod replay;

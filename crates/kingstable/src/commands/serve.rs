@@ -112,12 +112,16 @@ pub struct ServeArgs {
     /// per-module levels (info,server=debug).
     #[arg(long, env = "KINGSTABLE_LOG", default_value = server::logging::DEFAULT_FILTER)]
     pub log: String,
+    /// How log lines are written: `text` (for people) or `json` (one object a line, for
+    /// a log collector: journald, Loki, Elasticsearch…).
+    #[arg(long, env = "KINGSTABLE_LOG_FORMAT", default_value = "text")]
+    pub log_format: server::logging::LogFormat,
 }
 
 /// Serves until Ctrl-C or SIGTERM.
 pub fn run(args: ServeArgs) -> Result<()> {
     return_big_allocations();
-    server::logging::init(&args.log)?;
+    server::logging::init(&args.log, args.log_format)?;
     let public_origin = args
         .public_url
         .map(|url| url.trim_end_matches('/').to_owned())

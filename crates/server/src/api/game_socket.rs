@@ -287,7 +287,10 @@ async fn serve_game(
                 }
                 // An action under a sign-in that has ended since is not taken.
                 if !watch.still_valid().await { break }
-                let reply = match serde_json::from_str::<ClientMessage>(&text) {
+                let handling = std::time::Instant::now();
+                let parsed = serde_json::from_str::<ClientMessage>(&text);
+                let kind = message_type(parsed.as_ref().ok());
+                let reply = match parsed {
                     Err(error) => Some(Refusal::new(SocketError::BadMessage, format!("not a message of this socket: {error}")).into()),
                     Ok(ClientMessage::Ping) => Some(ServerMessage::Pong),
                     Ok(ClientMessage::Hello { rev: seen }) => match &feed {
@@ -329,10 +332,12 @@ async fn serve_game(
                         None => Some(Refusal::new(SocketError::GameOver, "the game is over").into()),
                     },
                 };
-                match reply {
+                let texts = match reply {
                     Some(reply) => vec![live::feed::to_text(&reply)],
                     None => Vec::new(),
-                }
+                };
+                state.metrics.game_message(kind, handling.elapsed());
+                texts
             }
             item = recv(&mut updates) => match (item, &feed) {
                 (Ok(Published::Moved), _) => {
@@ -386,6 +391,31 @@ async fn serve_game(
     state.metrics.sockets.dec();
 }
 
+/// A client message's type as its `t` names it, for the handling-time histogram
+/// (`invalid`: a message that could not be read); one of
+/// [`crate::metrics::GAME_MESSAGE_TYPES`].
+fn message_type(message: Option<&ClientMessage>) -> &'static str {
+    match message {
+        None => "invalid",
+        Some(ClientMessage::Hello { .. }) => "hello",
+        Some(ClientMessage::Move { .. }) => "move",
+        Some(ClientMessage::Resign) => "resign",
+        Some(ClientMessage::DrawOffer) => "draw_offer",
+        Some(ClientMessage::DrawAccept) => "draw_accept",
+        Some(ClientMessage::DrawDecline) => "draw_decline",
+        Some(ClientMessage::Takeback) => "takeback",
+        Some(ClientMessage::TakebackAccept) => "takeback_accept",
+        Some(ClientMessage::TakebackDecline) => "takeback_decline",
+        Some(ClientMessage::GiveTime) => "give_time",
+        Some(ClientMessage::Abort) => "abort",
+        Some(ClientMessage::ClaimVictory) => "claim_victory",
+        Some(ClientMessage::ClaimDraw) => "claim_draw",
+        Some(ClientMessage::Rematch) => "rematch",
+        Some(ClientMessage::Chat { .. }) => "chat",
+        Some(ClientMessage::Ping) => "ping",
+    }
+}
+
 async fn recv(
     updates: &mut Option<tokio::sync::broadcast::Receiver<Published>>,
 ) -> Result<Published, RecvError> {
@@ -419,6 +449,28 @@ async fn stored_state(state: &AppState, id: &str, ident: &Ident) -> Option<Serve
         Err(error) => {
             tracing::error!(%error, "reading a game");
             Some(Refusal::new(SocketError::Internal, "the game cannot be read now").into())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::GAME_MESSAGE_TYPES;
+
+    /// Each message type's histogram label is its `t` as clients send it, and one of the
+    /// labels shown from the start.
+    #[test]
+    fn message_types_are_labelled_by_their_tag() {
+        for kind in GAME_MESSAGE_TYPES {
+            let text = match kind {
+                "invalid" => r#"{"t":"fly"}"#.to_owned(),
+                "move" => r#"{"t":"move","move":"d1-d3"}"#.to_owned(),
+                "chat" => r#"{"t":"chat","room":"players","text":"hi"}"#.to_owned(),
+                _ => format!(r#"{{"t":"{kind}"}}"#),
+            };
+            let parsed = serde_json::from_str::<ClientMessage>(&text).ok();
+            assert_eq!(message_type(parsed.as_ref()), kind, "{text}");
         }
     }
 }

@@ -33,6 +33,10 @@ pub const TABLES: [&str; 19] = [
     "heartbeat",
 ];
 
+/// A heartbeat younger than this (ms) is a server running on the database, or one
+/// stopped just now (which writes a last one): the server writes one every 5 s.
+pub const RUNNING_WITHIN_MS: i64 = 15_000;
+
 /// What a SQLite file holds, as a restore checks it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileReport {
@@ -97,7 +101,7 @@ pub async fn inspect_sqlite_file(path: &Path) -> Result<FileReport, StoreError> 
     report
 }
 
-async fn inspect(pool: &AnyPool) -> Result<FileReport, StoreError> {
+pub(super) async fn inspect(pool: &AnyPool) -> Result<FileReport, StoreError> {
     let problems: Vec<String> = sqlx::query_scalar("PRAGMA quick_check(20)")
         .fetch_all(pool)
         .await?;

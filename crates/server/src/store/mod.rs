@@ -22,6 +22,7 @@ mod players;
 mod ratings;
 mod reviews;
 mod standings;
+pub mod transfer;
 mod users;
 mod writer;
 

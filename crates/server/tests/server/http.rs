@@ -511,6 +511,28 @@ async fn metrics_in_prometheus_format(db: Database) {
             .text
             .contains("kingstable_http_responses_total{class=\"2xx\"} 1")
     );
+    // Request durations by route pattern: two games' ids under one label, every page of
+    // the web client and unknown path under another.
+    for path in [
+        "/api/games/nosuchgame",
+        "/api/games/another",
+        "/some/page",
+        "/x.js",
+    ] {
+        client.get(path).await;
+    }
+    let third = client.get("/metrics").await.text;
+    for line in [
+        "# TYPE kingstable_http_request_duration_seconds histogram",
+        "kingstable_http_request_duration_seconds_count{method=\"GET\",route=\"/api/games/{id}\"} 2",
+        "kingstable_http_request_duration_seconds_count{method=\"GET\",route=\"(web)\"} 2",
+        "kingstable_http_request_duration_seconds_count{method=\"GET\",route=\"/metrics\"} 2",
+        "kingstable_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/games/{id}\",le=\"+Inf\"} 2",
+        "# TYPE kingstable_game_message_duration_seconds histogram",
+    ] {
+        assert!(third.contains(line), "{line} missing from\n{third}");
+    }
+    assert!(!third.contains("nosuchgame") && !third.contains("/some/page"));
     server.stop().await;
 }
 both!(metrics, metrics_in_prometheus_format);

@@ -784,6 +784,20 @@ async fn refusals_change_nothing(db: Database) {
         d.get("/api/games/nosuchgame").await.status,
         StatusCode::NOT_FOUND
     );
+    // Each message handled was timed under its type: five moves (four refused, one
+    // played), four unreadable, and the rest (the message over the limit was never read).
+    let metrics = d.get("/metrics").await.text;
+    for (kind, count) in [
+        ("move", 5),
+        ("invalid", 4),
+        ("resign", 1),
+        ("takeback", 1),
+        ("give_time", 1),
+    ] {
+        let line =
+            format!("kingstable_game_message_duration_seconds_count{{type=\"{kind}\"}} {count}\n");
+        assert!(metrics.contains(&line), "{line} missing from\n{metrics}");
+    }
     server.stop().await;
 }
 both!(refusals, refusals_change_nothing);
