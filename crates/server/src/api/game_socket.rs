@@ -65,23 +65,23 @@ pub async fn game_socket(
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     check_same_origin(&headers, &state.config)?;
-    let handle = state.live.handle(&id);
+    let mut handle = state.live.handle(&id);
     if handle.is_none() {
         match state.store.game(&id).await? {
             None => return Err(ApiError::not_found("no such game")),
             // A live game another server process owns, or is about to take over (its
             // owner died): the client connects again, and reaches its owner.
             Some(record) if record.status.is_live() => {
-                let lease = state.store.lease(&id).await?;
-                if lease.is_some_and(|lease| {
-                    lease.owner.as_deref() != Some(state.store.owner().token())
-                }) {
+                if state.store.owned_elsewhere(&id).await? {
                     return Err(ApiError::new(
                         ErrorCode::DatabaseUnavailable,
                         "this game is passing to another server process: connect again \
                          in a moment",
                     ));
                 }
+                // This process has just claimed it (from a process gone) and its owner is
+                // starting: a moment.
+                handle = owner_started(&state, &id).await;
             }
             Some(_) => {}
         }
@@ -100,6 +100,18 @@ pub async fn game_socket(
             Held { slot, watch },
         )
     }))
+}
+
+/// The owner of live game `id`, waited for a moment (a game this process has claimed
+/// an instant ago; `None` after that, as for a game that cannot be resumed).
+async fn owner_started(state: &AppState, id: &str) -> Option<live::Handle> {
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if let Some(handle) = state.live.handle(id) {
+            return Some(handle);
+        }
+    }
+    None
 }
 
 /// Writes `text`; false when the socket is gone or does not take it within

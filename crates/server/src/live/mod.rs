@@ -387,11 +387,24 @@ pub async fn resume_all(state: &AppState) -> Result<usize, StoreError> {
     challenges::load_lobby(state).await?;
     state.live.lobby_chat().restore(state).await?;
     spawn_challenge_sweeper(state);
-    state.store.claim_games(now_ms()).await?;
+    let now = now_ms();
+    state.store.renew_lease(now).await?;
+    // When each game's last owner was last known alive; else the server's heartbeat.
+    let alive_until: HashMap<String, i64> = state
+        .store
+        .claim_games(now)
+        .await?
+        .into_iter()
+        .filter_map(|claimed| Some((claimed.id, claimed.alive_until?)))
+        .collect();
     let games = state.store.owned_live_games().await?;
-    let down_since = lifecycle::down_since(state).await;
+    let heartbeat = lifecycle::down_since(state).await;
     let mut resumed = 0;
     for (record, stored) in games {
+        let down_since = alive_until
+            .get(&record.id)
+            .map(|&ms| Timestamp::from_millis(millis(ms)))
+            .or(heartbeat);
         if resume_one(state, record, stored, down_since).await {
             resumed += 1;
         }
@@ -445,12 +458,12 @@ async fn resume_one(
     true
 }
 
-/// How often the lease keeper renews this process's leases and looks for lapsed ones.
+/// How often the lease keeper renews this process's lease and looks for lapsed ones.
 const LEASE_EVERY: Duration = Duration::from_millis(crate::store::LEASE_MS.unsigned_abs() / 4);
 
-/// Renews the leases of this process's live games every [`LEASE_EVERY`]; tells the
-/// owners of games it no longer holds to stop; claims and resumes the games whose lease
-/// lapsed (their process died). On a graceful stop, lets its leases lapse at once.
+/// Renews this process's lease every [`LEASE_EVERY`]; tells the owners of games it no
+/// longer holds to stop; claims and resumes the games whose process's lease lapsed (it
+/// died). On a graceful stop, lets its lease lapse at once.
 fn spawn_lease_keeper(state: &AppState) {
     let state = state.clone();
     let tasks = state.tasks.clone();
@@ -463,9 +476,9 @@ fn spawn_lease_keeper(state: &AppState) {
                 _ = every.tick() => keep_leases(&state).await,
             }
         }
-        match state.store.release_games().await {
-            Ok(released) => tracing::info!(released, "leases of live games released"),
-            Err(error) => tracing::warn!(%error, "releasing the leases of live games"),
+        match state.store.release_lease().await {
+            Ok(()) => tracing::info!("lease released: another process may take the live games"),
+            Err(error) => tracing::warn!(%error, "releasing the lease of the live games"),
         }
     });
 }
@@ -473,7 +486,11 @@ fn spawn_lease_keeper(state: &AppState) {
 /// One round of the lease keeper.
 async fn keep_leases(state: &AppState) {
     let now = now_ms();
-    match state.store.renew_leases(now).await {
+    if let Err(error) = state.store.renew_lease(now).await {
+        tracing::warn!(%error, "renewing the lease of the live games");
+        return;
+    }
+    match state.store.owned_games().await {
         Ok(held) => {
             let held: std::collections::HashSet<String> = held.into_iter().collect();
             for (id, handle) in state.live.entries() {
@@ -482,16 +499,16 @@ async fn keep_leases(state: &AppState) {
                 }
             }
         }
-        Err(error) => tracing::warn!(%error, "renewing the leases of live games"),
+        Err(error) => tracing::warn!(%error, "reading this process's live games"),
     }
     let claimed = match state.store.claim_games(now).await {
         Ok(claimed) => claimed,
         Err(error) => {
-            tracing::warn!(%error, "claiming lapsed live games");
+            tracing::warn!(%error, "claiming the live games of a process gone");
             return;
         }
     };
-    for id in claimed {
+    for crate::store::Claimed { id, alive_until } in claimed {
         if state.live.handle(&id).is_some() {
             continue;
         }
@@ -506,8 +523,10 @@ async fn keep_leases(state: &AppState) {
         };
         match loaded {
             Ok(Some((record, stored))) => {
-                tracing::info!(game = %id, "took over a live game whose lease lapsed");
-                resume_one(state, record, stored, None).await;
+                tracing::info!(game = %id, "took over a live game whose process is gone");
+                // The time since its process was last known alive is nobody's.
+                let down_since = alive_until.map(|ms| Timestamp::from_millis(millis(ms)));
+                resume_one(state, record, stored, down_since).await;
             }
             Ok(None) => {}
             Err(error) => tracing::error!(game = %id, %error, "loading a claimed game"),

@@ -562,9 +562,7 @@ impl Owner {
             Command::LeaseLost => {
                 // Only the database can say: a game made since the keeper's renewal
                 // is this process's though it was not renewed.
-                if let Ok(Some(lease)) = self.state.store.lease(&self.record.id).await
-                    && lease.owner.as_deref() != Some(self.state.store.owner().token())
-                {
+                if let Ok(true) = self.state.store.owned_elsewhere(&self.record.id).await {
                     self.moved = true;
                 }
             }

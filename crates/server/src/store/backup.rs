@@ -11,7 +11,7 @@ use super::{Store, StoreError};
 use crate::config::Backend;
 
 /// The tables every backup is counted by, in the order they are printed.
-pub const TABLES: [&str; 19] = [
+pub const TABLES: [&str; 20] = [
     "users",
     "sessions",
     "guests",
@@ -31,6 +31,7 @@ pub const TABLES: [&str; 19] = [
     "mail_clock_warnings",
     "revocations",
     "heartbeat",
+    "instances",
 ];
 
 /// A heartbeat younger than this (ms) is a server running on the database, or one

@@ -390,9 +390,9 @@ pub(super) async fn insert_game(
         "INSERT INTO games (id, kind, first_user_id, first_guest_id, first_ai_level, \
          second_user_id, second_guest_id, second_ai_level, time_control, rated, status, \
          result, reason, start_position, session_state, ply_count, created_at, updated_at, \
-         finished_at, owner, lease_until) \
+         finished_at, owner) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, NULL, $12, $13, 0, \
-         $14, $14, NULL, $15, $16)",
+         $14, $14, NULL, $15)",
     )
     .bind(id)
     .bind(game.kind.as_str())
@@ -409,7 +409,6 @@ pub(super) async fn insert_game(
     .bind(game.session_state.as_deref())
     .bind(now)
     .bind(owner)
-    .bind(now + super::LEASE_MS)
     .execute(conn)
     .await?;
     Ok(())

@@ -1,16 +1,17 @@
-//! Which server process owns each live game (issue 23): a lease on the game's row.
+//! Which server process owns each live game (issue 23).
 //!
-//! A process owns the games whose `owner` column holds its [`Owner`] token
-//! (`INSTANCE#INCARNATION`). It renews the lease of all of them with one statement every
-//! few seconds ([`Store::renew_leases`]); a game whose lease lapses (its process died or
-//! lost the database) is claimed by another process ([`Store::claim_games`]). Every write
-//! of a live game checks `owner` (see `games.rs` and the move writer): a process that lost
-//! a game gets [`StoreError::Fenced`] and changes nothing, so two processes never both
-//! write one game, even for the moment before the loser notices.
+//! A process is a row of `instances`: its [`Owner`] token (`INSTANCE#INCARNATION`) and
+//! until when its lease holds. It renews that one row every few seconds
+//! ([`Store::renew_lease`]), whatever the number of its games. A live game's `owner`
+//! column names the process that runs it. When a process's lease lapses (it died, or lost
+//! the database), another claims its games ([`Store::claim_games`]). Every write of a live
+//! game checks `owner` (see `games.rs` and the move writer): a process that lost a game
+//! gets [`StoreError::Fenced`] and changes nothing, so two processes never both write one
+//! game, even for the moment before the loser notices.
 //!
 //! An instance restarted under the same name claims its own games at once (the process
 //! before it is dead, or fenced from then on); another instance waits for the lease to
-//! lapse. Stopping gracefully lets the leases lapse at once ([`Store::release_games`]).
+//! lapse. Stopping gracefully lets the lease lapse at once ([`Store::release_lease`]).
 
 use std::sync::Arc;
 
@@ -18,8 +19,8 @@ use sqlx::Row;
 
 use super::{Store, StoreError};
 
-/// How long a lease holds unless renewed: a dead process's games are taken over by
-/// another within this time (plus the other's sweep interval).
+/// How long a process's lease holds unless renewed: a dead process's games are taken over
+/// by another within this time (plus the other's round of claims).
 pub const LEASE_MS: i64 = 10_000;
 
 /// The instance name of a store opened without one (tests, commands that do not serve).
@@ -66,14 +67,23 @@ impl Owner {
     }
 }
 
-/// A live game's owner as stored.
+/// A game claimed by [`Store::claim_games`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lease {
-    /// The owner's token (`None`: no process has claimed it yet).
-    pub owner: Option<String>,
-    /// Until when the claim holds (ms since the Unix epoch).
-    pub until: i64,
+pub struct Claimed {
+    /// The game's id.
+    pub id: String,
+    /// Until when the process that owned it before was known to be alive (its last
+    /// renewal: its lease's end less [`LEASE_MS`]); `None` when it had no owner, or its
+    /// owner stopped gracefully or is unknown.
+    pub alive_until: Option<i64>,
 }
+
+/// The claimable live games: no owner, an earlier run of this instance (prefix `$2`),
+/// or a process whose lease lapsed at `$3` (or that never took one).
+const CLAIMABLE: &str = "status IN ('waiting', 'playing') AND (owner IS NULL OR \
+     (owner <> $1 AND (substr(owner, 1, length(CAST($2 AS TEXT))) = $2 \
+      OR NOT EXISTS (SELECT 1 FROM instances i WHERE i.token = games.owner \
+                     AND i.lease_until >= $3))))";
 
 impl Store {
     /// This process as the owner of the games it writes.
@@ -82,94 +92,146 @@ impl Store {
         &self.owner
     }
 
-    /// Renews the lease of every live game this process owns, until `now` + [`LEASE_MS`].
-    /// Returns their ids: a game this process runs that is missing was taken by another.
+    /// Renews this process's lease until `now` + [`LEASE_MS`]: its games stay its own.
     ///
     /// # Errors
     /// On a database failure.
-    pub async fn renew_leases(&self, now: i64) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query(
-            "UPDATE games SET lease_until = $2 \
-             WHERE owner = $1 AND status IN ('waiting', 'playing') RETURNING id",
+    pub async fn renew_lease(&self, now: i64) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO instances (token, lease_until) VALUES ($1, $2) \
+             ON CONFLICT (token) DO UPDATE SET lease_until = excluded.lease_until",
         )
         .bind(self.owner.token())
         .bind(now + LEASE_MS)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .iter()
-            .map(|row| row.try_get(0))
-            .collect::<Result<_, _>>()?)
-    }
-
-    /// Claims the live games that no process holds: never claimed, lapsed at `now`, or
-    /// held by an earlier run of this instance. Returns the ids claimed (not those this
-    /// run already held).
-    ///
-    /// # Errors
-    /// On a database failure.
-    pub async fn claim_games(&self, now: i64) -> Result<Vec<String>, StoreError> {
-        let prefix = self.owner.prefix();
-        let rows = sqlx::query(
-            "UPDATE games SET owner = $1, lease_until = $3 \
-             WHERE status IN ('waiting', 'playing') \
-             AND (owner IS NULL OR (owner <> $1 AND (lease_until < $2 \
-                  OR substr(owner, 1, length(CAST($4 AS TEXT))) = $4))) \
-             RETURNING id",
-        )
-        .bind(self.owner.token())
-        .bind(now)
-        .bind(now + LEASE_MS)
-        .bind(&prefix)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .iter()
-            .map(|row| row.try_get(0))
-            .collect::<Result<_, _>>()?)
-    }
-
-    /// Lets the leases of this process's games lapse now (a graceful stop): another
-    /// process may claim them at once. They stay this run's until one does.
-    ///
-    /// # Errors
-    /// On a database failure.
-    pub async fn release_games(&self) -> Result<u64, StoreError> {
-        let done = sqlx::query(
-            "UPDATE games SET lease_until = 0 \
-             WHERE owner = $1 AND status IN ('waiting', 'playing')",
-        )
-        .bind(self.owner.token())
         .execute(&self.pool)
         .await?;
-        Ok(done.rows_affected())
+        // Processes long gone that own nothing live any more.
+        sqlx::query(
+            "DELETE FROM instances WHERE lease_until < $1 AND NOT EXISTS (SELECT 1 FROM games g \
+             WHERE g.owner = instances.token AND g.status IN ('waiting', 'playing'))",
+        )
+        .bind(now - 24 * 3600 * 1000)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
-    /// The lease of game `id` (`None`: no such game).
+    /// The ids of the live games this process owns: one it runs that is missing was
+    /// taken by another.
     ///
     /// # Errors
     /// On a database failure.
-    pub async fn lease(&self, id: &str) -> Result<Option<Lease>, StoreError> {
-        let row = sqlx::query("SELECT owner, lease_until FROM games WHERE id = $1")
+    pub async fn owned_games(&self) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id FROM games WHERE owner = $1 AND status IN ('waiting', 'playing')",
+        )
+        .bind(self.owner.token())
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|row| row.try_get(0))
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// Claims the live games that no live process holds at `now`: never claimed, held by
+    /// an earlier run of this instance, or by a process whose lease lapsed. Each is taken
+    /// only if its owner is still the one read (another process claiming at the same
+    /// moment gets it or not, never both).
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn claim_games(&self, now: i64) -> Result<Vec<Claimed>, StoreError> {
+        let prefix = self.owner.prefix();
+        let mut tx = self.pool.begin().await?;
+        let candidates = sqlx::query(&format!(
+            "SELECT g.id, g.owner, i.lease_until FROM games g \
+             LEFT JOIN instances i ON i.token = g.owner WHERE g.{}",
+            CLAIMABLE.replace("games.owner", "g.owner")
+        ))
+        .bind(self.owner.token())
+        .bind(&prefix)
+        .bind(now)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut claimed = Vec::with_capacity(candidates.len());
+        for row in &candidates {
+            let id: String = row.try_get(0)?;
+            let owner: Option<String> = row.try_get(1)?;
+            let until: Option<i64> = row.try_get(2)?;
+            let taken = match owner {
+                Some(owner) => sqlx::query(
+                    "UPDATE games SET owner = $1 WHERE id = $2 \
+                     AND status IN ('waiting', 'playing') AND owner = $3",
+                )
+                .bind(self.owner.token())
+                .bind(&id)
+                .bind(owner),
+                None => sqlx::query(
+                    "UPDATE games SET owner = $1 WHERE id = $2 \
+                     AND status IN ('waiting', 'playing') AND owner IS NULL",
+                )
+                .bind(self.owner.token())
+                .bind(&id),
+            }
+            .execute(&mut *tx)
+            .await?;
+            if taken.rows_affected() == 1 {
+                claimed.push(Claimed {
+                    id,
+                    alive_until: until
+                        .filter(|&until| until > 0)
+                        .map(|until| until - LEASE_MS),
+                });
+            }
+        }
+        tx.commit().await?;
+        Ok(claimed)
+    }
+
+    /// Lets this process's lease lapse now (a graceful stop): another process may claim
+    /// its games at once. They stay this run's until one does.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn release_lease(&self) -> Result<(), StoreError> {
+        sqlx::query("UPDATE instances SET lease_until = 0 WHERE token = $1")
+            .bind(self.owner.token())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The process that owns game `id` (`Ok(None)`: no such game; `Some(None)`: none).
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn game_owner(&self, id: &str) -> Result<Option<Option<String>>, StoreError> {
+        let row = sqlx::query("SELECT owner FROM games WHERE id = $1")
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        row.map(|row| {
-            Ok(Lease {
-                owner: row.try_get(0)?,
-                until: row.try_get(1)?,
-            })
-        })
-        .transpose()
+        row.map(|row| row.try_get(0))
+            .transpose()
+            .map_err(Into::into)
+    }
+
+    /// Whether game `id` exists and is owned by another process than this one.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn owned_elsewhere(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(matches!(
+            self.game_owner(id).await?,
+            Some(Some(owner)) if owner != self.owner.token()
+        ))
     }
 
     /// The error for a live-game write that changed nothing: [`StoreError::Fenced`] when
     /// the game is another process's now, else a conflict saying `why`.
     pub(super) async fn fenced_or(&self, id: &str, why: String) -> StoreError {
-        match self.lease(id).await {
-            Ok(Some(Lease {
-                owner: Some(owner), ..
-            })) if owner != self.owner.token() => StoreError::Fenced(id.to_owned()),
+        match self.owned_elsewhere(id).await {
+            Ok(true) => StoreError::Fenced(id.to_owned()),
             _ => StoreError::Conflict(why),
         }
     }

@@ -45,7 +45,7 @@ pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
 };
-pub use leases::{LEASE_MS, LOCAL_INSTANCE, Lease, Owner};
+pub use leases::{Claimed, LEASE_MS, LOCAL_INSTANCE, Owner};
 pub use mail::{MailSettings, Recipient, TokenPurpose, day_of};
 pub use players::{OpponentRecord, Profile};
 pub use ratings::{RatingChange, RatingHistoryPoint, RatingRecord};

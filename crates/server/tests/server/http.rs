@@ -747,9 +747,19 @@ async fn moves_and_state_survive_a_restart(db: Database) {
         .unwrap();
     server.stop().await;
 
-    // A new server on the same database finds the game as it was.
+    // A new server on the same database finds the game as it was, and takes it back
+    // (at its start, which runs beside this test: wait for it).
     let server = start(&db).await;
     let store = &server.state.store;
+    let me = Some(Some(store.owner().token().to_owned()));
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while store.game_owner(&game.id).await.unwrap() != me {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the new server owns the game"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let live = store.live_games().await.unwrap();
     assert_eq!(live.len(), 1);
     let (restored, state) = &live[0];

@@ -10,7 +10,9 @@ use game::{EndReason, GameKind, Outcome, Player};
 use reqwest::StatusCode;
 use serde_json::json;
 use server::SqliteSync;
-use server::store::{LEASE_MS, NewGame, Owner, Seat, Store, StoreError, StoredMove, now_ms};
+use server::store::{
+    Claimed, LEASE_MS, NewGame, Owner, Seat, Store, StoreError, StoredMove, now_ms,
+};
 
 use common::{Database, TestServer, test_config, ws};
 
@@ -46,23 +48,31 @@ fn fenced<T: std::fmt::Debug>(result: Result<T, StoreError>) -> bool {
     matches!(result, Err(StoreError::Fenced(_)))
 }
 
+fn ids(claimed: Vec<Claimed>) -> Vec<String> {
+    claimed.into_iter().map(|c| c.id).collect()
+}
+
 /// Process `a` makes a game: `b` cannot claim it while `a`'s lease holds, and every
-/// write `b` tries is fenced. Once the lease lapses `b` takes it, and from then `a` is
-/// fenced. A new run of `a` takes back the games of its earlier run at once; a released
-/// game is claimed at once by anyone.
+/// write `b` tries is fenced. Once the lease lapses `b` takes it (knowing when `a` was
+/// last alive), and from then `a` is fenced. A new run of `a` takes back the games of
+/// its earlier run at once; the games of a released lease are claimed at once by anyone.
 async fn one_owner_per_game(db: Database) {
     let a = open(&db, "a").await;
     let b = open(&db, "b").await;
     let now = now_ms();
+    a.renew_lease(now).await.unwrap();
+    b.renew_lease(now).await.unwrap();
     let game = a.create_game(&ai_game(), now).await.unwrap();
     let id = game.id.clone();
     assert_eq!(
-        a.lease(&id).await.unwrap().unwrap().owner.as_deref(),
-        Some(a.owner().token())
+        a.game_owner(&id).await.unwrap(),
+        Some(Some(a.owner().token().to_owned()))
     );
+    assert_eq!(a.owned_games().await.unwrap(), vec![id.clone()]);
 
     // b: nothing to claim, nothing it may write.
     assert!(b.claim_games(now).await.unwrap().is_empty());
+    assert!(b.owned_elsewhere(&id).await.unwrap());
     assert!(fenced(
         b.append_move(&id, &mv(1, now), 0, String::new).await
     ));
@@ -76,19 +86,26 @@ async fn one_owner_per_game(db: Database) {
     assert!(fenced(b.finish_game(&id, draw, None, now).await));
     assert_eq!(b.moves(&id).await.unwrap().len(), 0);
 
-    // a plays on; its renewal holds the game.
+    // a plays on.
     a.append_move(&id, &mv(1, now), 0, String::new)
         .await
         .unwrap();
-    assert_eq!(a.renew_leases(now).await.unwrap(), vec![id.clone()]);
 
-    // a goes silent: after the lease's time b takes the game, and a is fenced.
+    // a goes silent: after its lease's time b takes the game, and a is fenced.
     let later = now + LEASE_MS + 1;
-    assert_eq!(b.claim_games(later).await.unwrap(), vec![id.clone()]);
+    b.renew_lease(later).await.unwrap();
+    let claimed = b.claim_games(later).await.unwrap();
+    assert_eq!(
+        claimed,
+        vec![Claimed {
+            id: id.clone(),
+            alive_until: Some(now)
+        }]
+    );
     assert!(fenced(
         a.append_move(&id, &mv(2, later), 0, String::new).await
     ));
-    assert!(a.renew_leases(later).await.unwrap().is_empty());
+    assert!(a.owned_games().await.unwrap().is_empty());
     b.append_move(&id, &mv(2, later), 0, String::new)
         .await
         .unwrap();
@@ -98,7 +115,7 @@ async fn one_owner_per_game(db: Database) {
         [1, 2],
         "every acknowledged move, none of the fenced one"
     );
-    // The move refused to a as a conflict of ply, not as a fence, stays a conflict.
+    // A move for a ply already stored is a conflict, not a fence.
     assert!(matches!(
         b.append_move(&id, &mv(2, later), 0, String::new).await,
         Err(StoreError::Conflict(_))
@@ -106,26 +123,37 @@ async fn one_owner_per_game(db: Database) {
 
     // A second game of a, and a new run of a: it takes that one back at once (and a's
     // old run is fenced from it), not b's.
+    a.renew_lease(later).await.unwrap();
     let second = a.create_game(&ai_game(), later).await.unwrap().id;
     let a2 = open(&db, "a").await;
-    assert_eq!(a2.claim_games(later).await.unwrap(), vec![second.clone()]);
+    a2.renew_lease(later).await.unwrap();
+    assert_eq!(
+        ids(a2.claim_games(later).await.unwrap()),
+        vec![second.clone()]
+    );
     assert!(fenced(a.save_session_state(&second, "{}", later).await));
     a2.save_session_state(&second, "{}", later).await.unwrap();
 
     // b stops gracefully: its game may be claimed at once.
-    assert_eq!(b.release_games().await.unwrap(), 1);
-    assert_eq!(a2.claim_games(later).await.unwrap(), vec![id.clone()]);
+    b.release_lease().await.unwrap();
+    let claimed = a2.claim_games(later).await.unwrap();
+    assert_eq!(
+        claimed,
+        vec![Claimed {
+            id: id.clone(),
+            alive_until: None
+        }]
+    );
     let win = Outcome {
         winner: Some(Player::First),
         reason: EndReason::Resignation,
     };
     a2.finish_game(&id, win, None, later).await.unwrap();
-    // A finished game is nobody's to renew or claim: only a2's live one lapses to b.
-    assert_eq!(a2.renew_leases(later).await.unwrap(), vec![second.clone()]);
-    assert_eq!(
-        b.claim_games(later + 10 * LEASE_MS).await.unwrap(),
-        vec![second.clone()]
-    );
+    // A finished game is nobody's to claim: only a2's live one, once its lease lapses.
+    let much_later = later + 10 * LEASE_MS;
+    b.renew_lease(much_later).await.unwrap();
+    assert_eq!(ids(b.claim_games(much_later).await.unwrap()), vec![second]);
+    assert_eq!(a2.owned_games().await.unwrap(), Vec::<String>::new());
 }
 both!(one_owner_per_game, one_owner_per_game);
 
@@ -170,10 +198,9 @@ async fn a_stopped_server_hands_its_games_over(db: Database) {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let lease = second.state.store.lease(&id).await.unwrap().unwrap();
     assert_eq!(
-        lease.owner.as_deref(),
-        Some(second.state.store.owner().token())
+        second.state.store.game_owner(&id).await.unwrap(),
+        Some(Some(second.state.store.owner().token().to_owned()))
     );
     // The friend joins through the second server: its owner answers.
     let mut friend = second.client();
@@ -208,8 +235,10 @@ async fn a_server_that_lost_a_game_lets_it_go(db: Database) {
 
     // Another process, seeing the lease lapsed (as it would after a stall), takes it.
     let other = open(&db, "other").await;
+    let later = now_ms() + 2 * LEASE_MS;
+    other.renew_lease(later).await.unwrap();
     assert_eq!(
-        other.claim_games(now_ms() + 2 * LEASE_MS).await.unwrap(),
+        ids(other.claim_games(later).await.unwrap()),
         vec![id.clone()]
     );
     let closed = tokio::time::timeout(Duration::from_secs(10), async {

@@ -1369,6 +1369,7 @@ fn server_process() {
         let config = server::Config {
             addr: "127.0.0.1:0".parse().unwrap(),
             database: database.parse().unwrap(),
+            instance: std::env::var("KINGSTABLE_KILL_TEST_INSTANCE").ok(),
             ..server::Config::default()
         };
         let server = server::Server::bind(config).await.unwrap();
@@ -1379,8 +1380,17 @@ fn server_process() {
 
 /// Starts [`server_process`] on `database`; the child and its base URL.
 fn server_child(database: &str) -> (std::process::Child, String) {
+    server_child_named(database, None)
+}
+
+/// [`server_child`] under the instance name `instance` (default: host and port).
+fn server_child_named(database: &str, instance: Option<&str>) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    if let Some(instance) = instance {
+        command.env("KINGSTABLE_KILL_TEST_INSTANCE", instance);
+    }
+    let mut child = command
         .args([
             "--ignored",
             "--exact",
@@ -1461,6 +1471,114 @@ async fn a_server_killed_mid_game_loses_nothing(db: Database) {
     child.wait().unwrap();
 }
 both!(killed, a_server_killed_mid_game_loses_nothing);
+
+/// Two server processes on one database (issue 23): a game is played on the first,
+/// which is killed with SIGKILL mid-game. The second takes the game over once the first's
+/// lease lapses (its socket refused with 503 until then); every move acknowledged before
+/// the kill is there, the clock of the side to move was not charged the handover, and
+/// the game plays on through the second.
+async fn a_killed_process_hands_its_games_over(db: Database) {
+    let database = db.url.connection_string().to_owned();
+    let (one, base_one) = server_child_named(&database, Some("one"));
+    let (two, base_two) = server_child_named(&database, Some("two"));
+    // Killed whatever happens (a failed assertion too).
+    let (mut one, mut two) = (Reaped(one), Reaped(two));
+    let (mut a, mut b) = (Client::new(&base_one), Client::new(&base_one));
+    let id = friend_game(&mut a, &mut b, "copenhagen", "10+5").await;
+    let addr_one: std::net::SocketAddr = base_one.trim_start_matches("http://").parse().unwrap();
+    let mut players = [
+        Socket::open_at(addr_one, &base_one, &a, &id).await,
+        Socket::open_at(addr_one, &base_one, &b, &id).await,
+    ];
+    let mut spectator = Socket::open_at(addr_one, &base_one, &Client::new(&base_one), &id).await;
+    for socket in players.iter_mut().chain(std::iter::once(&mut spectator)) {
+        socket.state().await;
+    }
+    // Every move acknowledged (seen by the spectator) before the kill must survive it.
+    play_through(&mut players, &mut spectator, &copenhagen_moves(5)).await;
+    let before = a.get(&format!("/api/games/{id}")).await.json();
+    one.0.kill().unwrap(); // SIGKILL: no goodbye, no lease released
+    one.0.wait().unwrap();
+    drop(players);
+    drop(spectator);
+
+    // The second answers the players once it owns the game: 503 until then.
+    let addr_two: std::net::SocketAddr = base_two.trim_start_matches("http://").parse().unwrap();
+    let mut b2 = Client::new(&base_two);
+    b2.cookies.clone_from(&b.cookies);
+    let started = std::time::Instant::now();
+    let mut refused = 0;
+    let mut second = loop {
+        let mut request = format!("ws://{addr_two}/ws/game/{id}")
+            .into_client_request()
+            .unwrap();
+        request
+            .headers_mut()
+            .insert("origin", base_two.parse().unwrap());
+        request
+            .headers_mut()
+            .insert("cookie", b2.cookie_header().unwrap().parse().unwrap());
+        match tokio_tungstenite::connect_async(request).await {
+            Ok((stream, _)) => break Socket { stream, rev: 0 },
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+                refused += 1;
+            }
+            Err(error) => panic!("connecting to the second process: {error}"),
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the second process took the game over within its lease's time"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(
+        refused > 0,
+        "the game was not the second's before the lease lapsed"
+    );
+    let state = second.state().await;
+    let after = Client::new(&base_two)
+        .get(&format!("/api/games/{id}"))
+        .await
+        .json();
+    assert_eq!(after["moves"], before["moves"], "{after}");
+    assert_eq!(after["status"], "ongoing");
+    // The second player's clock ran while the first process lived, not after.
+    let (was, is) = (
+        before["clocks"]["second_ms"].as_u64().unwrap(),
+        after["clocks"]["second_ms"].as_u64().unwrap(),
+    );
+    assert!(
+        was.saturating_sub(is) < 4_000,
+        "the clock was charged the handover: {was} -> {is}"
+    );
+    let rev = state["rev"].as_u64().unwrap();
+    second
+        .send(json!({"t": "move", "rev": rev, "move": copenhagen_moves(6)[5]}))
+        .await;
+    assert_eq!(second.until("events").await["events"][0]["type"], "moved");
+    let stored = Client::new(&base_two)
+        .get(&format!("/api/games/{id}"))
+        .await
+        .json();
+    assert_eq!(
+        stored["moves"].as_array().unwrap().len(),
+        before["moves"].as_array().unwrap().len() + 1
+    );
+    two.0.kill().unwrap();
+    two.0.wait().unwrap();
+}
+both!(killed_handed_over, a_killed_process_hands_its_games_over);
+
+/// A child process killed (SIGKILL) and reaped when dropped.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 /// The load measurement of the server issue: 50 games against the AI (level 6, whose
 /// opponents answer at once, so the AI pool never idles) while two people play each
