@@ -470,8 +470,16 @@ impl Store {
         ))
         .fetch_all(&self.pool)
         .await?;
+        self.with_sessions(&rows).await
+    }
+
+    /// The games of `rows` with their stored sessions.
+    async fn with_sessions(
+        &self,
+        rows: &[sqlx::any::AnyRow],
+    ) -> Result<Vec<(GameRecord, Option<StoredSession>)>, StoreError> {
         let mut games = Vec::with_capacity(rows.len());
-        for row in &rows {
+        for row in rows {
             let game = game_from_row(row)?;
             let state = self.stored_session(&game.id).await?;
             games.push((game, state));
@@ -494,13 +502,7 @@ impl Store {
         .bind(self.owner.token())
         .fetch_all(&self.pool)
         .await?;
-        let mut games = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let game = game_from_row(row)?;
-            let state = self.stored_session(&game.id).await?;
-            games.push((game, state));
-        }
-        Ok(games)
+        self.with_sessions(&rows).await
     }
 
     /// A game's stored session: its last snapshot and the moves played since.
