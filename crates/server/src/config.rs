@@ -23,6 +23,9 @@ pub struct Config {
     /// `addr` ([`Config::instance_name`]). A process restarted under the same name takes
     /// its games back at once; two processes must never share one.
     pub instance: Option<String>,
+    /// Redis (`redis://HOST:PORT`), the bus between server processes that share one
+    /// database ([`crate::bus`]). `None`: this process works alone.
+    pub redis: Option<String>,
     /// Mark cookies `Secure` (send them over HTTPS only): set it when the site is served
     /// over HTTPS, as it must be anywhere but on one's own machine.
     pub secure_cookies: bool,
@@ -78,6 +81,7 @@ impl Default for Config {
             max_connections: 10,
             sqlite_sync: SqliteSync::default(),
             instance: None,
+            redis: None,
             secure_cookies: false,
             public_origin: None,
             trust_proxy: false,

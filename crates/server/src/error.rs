@@ -278,6 +278,9 @@ pub enum ServerError {
     /// Serving failed.
     #[error("serving: {0}")]
     Io(#[from] std::io::Error),
+    /// The bus to the other server processes (`--redis`) could not be reached.
+    #[error("bus: {0}")]
+    Bus(#[from] crate::bus::BusError),
 }
 
 /// An error and its sources on one line, for logs.

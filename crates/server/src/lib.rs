@@ -22,6 +22,7 @@
 pub mod admin;
 pub mod api;
 pub mod auth;
+pub mod bus;
 pub mod config;
 pub mod conn;
 pub mod error;
@@ -65,6 +66,8 @@ pub struct Server {
     listener: tokio::net::TcpListener,
     state: AppState,
     local_addr: SocketAddr,
+    /// What other processes ask of this one over the bus, until it serves.
+    requests: Option<bus::Requests>,
 }
 
 impl Server {
@@ -98,10 +101,24 @@ impl Server {
         // The address bound (the port chosen for 0): the Origin check accepts it.
         let mut config = config;
         config.addr = local_addr;
+        let bus = match &config.redis {
+            Some(url) => {
+                let (bus, requests) = bus::Bus::connect(url, store.owner().token()).await?;
+                tracing::info!(redis = %url, "bus ready");
+                Some((bus, requests))
+            }
+            None => None,
+        };
+        let state = AppState::new(config, store);
+        let requests = bus.map(|(bus, requests)| {
+            let _ = state.bus.set(bus);
+            requests
+        });
         Ok(Server {
             listener,
-            state: AppState::new(config, store),
+            state,
             local_addr,
+            requests,
         })
     }
 
@@ -135,6 +152,9 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServerError> {
         let state = self.state;
+        if let (Some(bus), Some(requests)) = (state.bus(), self.requests) {
+            live::remote::spawn_answering(&state, Arc::clone(bus), requests);
+        }
         let resumed = live::resume_all(&state).await?;
         if resumed > 0 {
             tracing::info!(games = resumed, "live games resumed");

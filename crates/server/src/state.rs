@@ -47,6 +47,8 @@ pub struct Shared {
     pub revocations: crate::auth::Revocations,
     /// The mail queue, when the server sends mail (`--smtp`).
     pub mailer: Option<Arc<crate::mail::Mailer>>,
+    /// The bus to the other server processes, when there is one (`--redis`).
+    pub bus: std::sync::OnceLock<Arc<crate::bus::Bus>>,
 }
 
 impl AppState {
@@ -73,7 +75,14 @@ impl AppState {
             hashing: Semaphore::new(workers.max(2)),
             live: Live::default(),
             revocations: crate::auth::Revocations::default(),
+            bus: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// The bus to the other server processes (`--redis`), if any.
+    #[must_use]
+    pub fn bus(&self) -> Option<&Arc<crate::bus::Bus>> {
+        self.bus.get()
     }
 }
 

@@ -41,6 +41,11 @@ pub struct ServeArgs {
     /// lease lapses (10 s). Never give two running processes the same name.
     #[arg(long, env = "KINGSTABLE_INSTANCE")]
     pub instance: Option<String>,
+    /// Redis (redis://HOST:PORT), the bus between server processes sharing one
+    /// database: a player or spectator on any process reaches every live game, whichever
+    /// process owns it. Without it a process works alone.
+    #[arg(long, env = "KINGSTABLE_REDIS")]
+    pub redis: Option<String>,
     /// Mark cookies Secure (sent over HTTPS only): set it whenever players reach the
     /// site over HTTPS.
     #[arg(long, env = "KINGSTABLE_SECURE_COOKIES")]
@@ -165,6 +170,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         max_connections: args.db_connections,
         sqlite_sync: args.sqlite_sync,
         instance: args.instance,
+        redis: args.redis,
         secure_cookies: args.secure_cookies,
         public_origin,
         trust_proxy: args.trust_proxy,

@@ -23,7 +23,7 @@ pub struct LinesBody {
 }
 
 async fn handle_of(state: &AppState, id: &str) -> Result<Handle, ApiError> {
-    if let Some(handle) = state.live.handle(id) {
+    if let Some(handle) = crate::live::reach(state, id).await? {
         return Ok(handle);
     }
     Err(if state.store.game(id).await?.is_some() {

@@ -65,7 +65,8 @@ pub async fn game_socket(
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     check_same_origin(&headers, &state.config)?;
-    let mut handle = state.live.handle(&id);
+    // This process's own game, or (with a bus) a relay to the process that owns it.
+    let mut handle = live::reach(&state, &id).await?;
     if handle.is_none() {
         match state.store.game(&id).await? {
             None => return Err(ApiError::not_found("no such game")),

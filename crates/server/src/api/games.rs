@@ -300,7 +300,7 @@ pub async fn get(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let ident = Ident::from(&viewer);
-    if let Some(handle) = state.live.handle(&id) {
+    if let Some(handle) = live::reach(&state, &id).await? {
         return Ok(json_with(StatusCode::OK, &handle.view_now(&ident)));
     }
     match live::stored_view(&state, &id, &ident).await? {
@@ -317,7 +317,7 @@ pub async fn join(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     check(&state.limiters.challenge, &ip)?;
-    let handle = state.live.handle(&id).ok_or_else(|| {
+    let handle = live::reach(&state, &id).await?.ok_or_else(|| {
         ApiError::new(ErrorCode::Conflict, "this game can no longer be joined")
             .because("not_joinable")
     })?;
@@ -350,7 +350,7 @@ pub async fn rematch(
     if state.ai.address_of(&id).is_none() {
         check(&state.limiters.challenge, &ip)?;
     }
-    let handle = state.live.handle(&id).ok_or_else(|| {
+    let handle = live::reach(&state, &id).await?.ok_or_else(|| {
         ApiError::new(
             ErrorCode::Conflict,
             "this game is too old for a rematch: start a new one",

@@ -7,7 +7,7 @@
 //! of [`super::Command`]): this is the seam along which a game's sockets can later live
 //! in another process than its owner.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use game::Player;
@@ -164,6 +164,8 @@ pub enum Published {
 pub struct WatcherCount {
     /// Raised by one at every count published.
     pub version: u64,
+    /// The number of sockets open on the game.
+    pub count: usize,
     /// The `watchers` message with the count less one.
     others: Arc<str>,
     /// The `watchers` message with the whole count.
@@ -174,6 +176,7 @@ impl WatcherCount {
     fn new(version: u64, count: usize) -> WatcherCount {
         WatcherCount {
             version,
+            count,
             others: to_text(&ServerMessage::Watchers {
                 count: count.saturating_sub(1),
             }),
@@ -208,6 +211,41 @@ struct Kept {
     rematch: Option<Arc<str>>,
     /// The last messages of each room (players, spectators), oldest first.
     chat: [VecDeque<Arc<str>>; 2],
+    /// The other server processes that hold sockets to this game: everything published
+    /// is also published for them on the bus ([`super::remote`]).
+    tap: Option<Tap>,
+}
+
+/// Where a game's publications go on the bus, and who listens there.
+#[derive(Debug)]
+pub struct Tap {
+    /// The bus.
+    pub bus: Arc<crate::bus::Bus>,
+    /// The game's channel.
+    pub channel: String,
+    /// The processes listening (their tokens).
+    pub listeners: HashSet<String>,
+}
+
+impl Kept {
+    fn tap(&self, envelope: &super::remote::EnvelopeOut<'_>) {
+        if let Some(tap) = &self.tap {
+            super::remote::publish(tap, envelope);
+        }
+    }
+}
+
+/// What a process that attaches to a game from elsewhere starts from.
+#[derive(Debug)]
+pub struct Attached {
+    /// The latest state.
+    pub snapshot: Arc<Snapshot>,
+    /// The latest watcher count.
+    pub watchers: Arc<WatcherCount>,
+    /// The agreed rematch's message.
+    pub rematch: Option<Arc<str>>,
+    /// The chat rooms' last messages.
+    pub chat: [Vec<Arc<str>>; 2],
 }
 
 /// What a socket at a revision has missed.
@@ -231,6 +269,7 @@ impl Feed {
                 watchers: Arc::new(WatcherCount::new(0, 0)),
                 rematch: None,
                 chat: Default::default(),
+                tap: None,
             }),
         }
     }
@@ -311,6 +350,13 @@ impl Feed {
             }
             kept.history.push_back(Arc::clone(&frame));
             kept.snapshot = Arc::new(snapshot);
+            kept.tap(&super::remote::EnvelopeOut::Change {
+                from: frame.from,
+                to: frame.to,
+                public: &frame.public,
+                mover: frame.mover.as_ref().map(|(side, text)| (*side, &**text)),
+                snapshot: super::remote::SnapshotRef::of(&kept.snapshot),
+            });
         }
         let _ = self.sender.send(Published::Change(frame));
     }
@@ -321,6 +367,9 @@ impl Feed {
             let mut kept = lock(&self.inner);
             kept.history.clear();
             kept.snapshot = Arc::new(snapshot);
+            kept.tap(&super::remote::EnvelopeOut::Reset {
+                snapshot: super::remote::SnapshotRef::of(&kept.snapshot),
+            });
         }
         let _ = self.sender.send(Published::Reset);
     }
@@ -328,7 +377,11 @@ impl Feed {
     /// Replaces the state without telling the sockets (what they were told still holds:
     /// a rating shown after the end, say).
     pub fn refresh(&self, snapshot: Snapshot) {
-        lock(&self.inner).snapshot = Arc::new(snapshot);
+        let mut kept = lock(&self.inner);
+        kept.snapshot = Arc::new(snapshot);
+        kept.tap(&super::remote::EnvelopeOut::Refresh {
+            snapshot: super::remote::SnapshotRef::of(&kept.snapshot),
+        });
     }
 
     /// Publishes the number of watchers (sockets open on the game).
@@ -336,6 +389,10 @@ impl Feed {
         let published = {
             let mut kept = lock(&self.inner);
             kept.watchers = Arc::new(WatcherCount::new(kept.watchers.version + 1, count));
+            kept.tap(&super::remote::EnvelopeOut::Watchers {
+                version: kept.watchers.version,
+                count,
+            });
             Arc::clone(&kept.watchers)
         };
         let _ = self.sender.send(Published::Watchers(published));
@@ -343,18 +400,24 @@ impl Feed {
 
     /// Publishes who is gone from the game now (an `absent` message).
     pub fn set_absent(&self, text: Arc<str>) {
+        lock(&self.inner).tap(&super::remote::EnvelopeOut::Absent { text: &text });
         let _ = self.sender.send(Published::Absent(text));
     }
 
     /// Tells the sockets that another server process owns the game now.
     pub fn moved(&self) {
+        lock(&self.inner).tap(&super::remote::EnvelopeOut::Moved);
         let _ = self.sender.send(Published::Moved);
     }
 
     /// Publishes the agreed rematch.
     pub fn set_rematch(&self, id: &str) {
         let text = to_text(&ServerMessage::Rematch { id: id.to_owned() });
-        lock(&self.inner).rematch = Some(Arc::clone(&text));
+        {
+            let mut kept = lock(&self.inner);
+            kept.rematch = Some(Arc::clone(&text));
+            kept.tap(&super::remote::EnvelopeOut::Rematch { id });
+        }
         let _ = self.sender.send(Published::Rematch(text));
     }
 }
@@ -370,6 +433,7 @@ impl Feed {
                 history.pop_front();
             }
             history.push_back(Arc::clone(&text));
+            kept.tap(&super::remote::EnvelopeOut::Chat { room, text: &text });
         }
         let _ = self.sender.send(Published::Chat(room, text));
     }
@@ -406,5 +470,67 @@ pub fn to_text<T: serde::Serialize>(message: &T) -> Arc<str> {
             tracing::error!(%error, "a socket message cannot be written");
             Arc::from("{}")
         }
+    }
+}
+
+impl Feed {
+    /// Process `token` listens to this game on `bus` from now on (again: a listener that
+    /// missed something attaches once more). Returns where it starts from: what is
+    /// published after this call reaches it.
+    pub fn attach_remote(
+        &self,
+        bus: &Arc<crate::bus::Bus>,
+        channel: &str,
+        token: &str,
+    ) -> Attached {
+        let mut kept = lock(&self.inner);
+        kept.tap
+            .get_or_insert_with(|| Tap {
+                bus: Arc::clone(bus),
+                channel: channel.to_owned(),
+                listeners: HashSet::new(),
+            })
+            .listeners
+            .insert(token.to_owned());
+        Attached {
+            snapshot: Arc::clone(&kept.snapshot),
+            watchers: Arc::clone(&kept.watchers),
+            rematch: kept.rematch.clone(),
+            chat: [
+                kept.chat[0].iter().cloned().collect(),
+                kept.chat[1].iter().cloned().collect(),
+            ],
+        }
+    }
+
+    /// Process `token` no longer listens; with no listener left, nothing is published on
+    /// the bus.
+    pub fn detach_remote(&self, token: &str) {
+        let mut kept = lock(&self.inner);
+        if let Some(tap) = &mut kept.tap {
+            tap.listeners.remove(token);
+            if tap.listeners.is_empty() {
+                kept.tap = None;
+            }
+        }
+    }
+
+    /// The processes listening from elsewhere.
+    #[must_use]
+    pub fn remote_listeners(&self) -> usize {
+        lock(&self.inner)
+            .tap
+            .as_ref()
+            .map_or(0, |tap| tap.listeners.len())
+    }
+
+    /// Sets the watcher count to one published elsewhere, with its version there.
+    pub fn set_watchers_at(&self, version: u64, count: usize) {
+        let published = {
+            let mut kept = lock(&self.inner);
+            kept.watchers = Arc::new(WatcherCount::new(version, count));
+            Arc::clone(&kept.watchers)
+        };
+        let _ = self.sender.send(Published::Watchers(published));
     }
 }

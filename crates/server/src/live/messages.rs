@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use session::{Clocks, Event, Session, Timestamp};
 
 /// What a client sends on `/ws/game/{id}` (JSON, tagged by `"t"`).
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum ClientMessage {
     /// The last revision the client has seen (0: none). The server answers with the
@@ -68,7 +68,7 @@ pub enum ClientMessage {
 }
 
 /// The error codes of the game socket.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SocketError {
     /// The message is not one of [`ClientMessage`] (or is too large).
@@ -275,7 +275,7 @@ impl From<Refusal> for ServerMessage {
 }
 
 /// The clocks as a client shows them: time left at the moment the message was made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClocksView {
     /// The first player's time left, in milliseconds.
     pub first_ms: u64,
@@ -357,6 +357,13 @@ impl Serialize for LegalMoves {
     }
 }
 
+impl<'de> Deserialize<'de> for LegalMoves {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
+        Ok(LegalMoves::from_json(raw.get().to_owned()))
+    }
+}
+
 /// The `events` message: the changes from `from_rev` to `rev` and the game after them.
 #[derive(Clone, Debug, Serialize)]
 pub struct EventsView {
@@ -406,7 +413,7 @@ impl EventsView {
 }
 
 /// Where a game stands, as every message and list says it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameStatusView {
     /// A seat is open.
@@ -420,7 +427,7 @@ pub enum GameStatusView {
 }
 
 /// Something a player may do now: the tag of the [`ClientMessage`] that does it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Call the game off.
@@ -481,7 +488,7 @@ impl LobbyMessage {
 }
 
 /// What each player may do now (an AI's side, and an open seat, may do nothing).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Actions {
     /// The first player's actions.
     pub first: Vec<Action>,
@@ -509,7 +516,7 @@ impl Actions {
 }
 
 /// One player of a game as clients show them.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlayerInfo {
     /// Their side.
     pub side: Player,
@@ -526,7 +533,7 @@ pub struct PlayerInfo {
 }
 
 /// A move played, as the move list shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayedView {
     /// 1 for the first move.
     pub ply: usize,
@@ -611,9 +618,23 @@ impl Serialize for PlayedList {
     }
 }
 
+impl<'de> Deserialize<'de> for PlayedList {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let moves = Vec::<PlayedView>::deserialize(deserializer)?;
+        let mut list = PlayedList::default();
+        for view in moves {
+            list.tail.push(view);
+            if list.tail.len() == Self::CHUNK {
+                list.chunks.push(Arc::from(std::mem::take(&mut list.tail)));
+            }
+        }
+        Ok(list)
+    }
+}
+
 /// The game as one client sees it: the `game` of a `state` message, and of
 /// `GET /api/games/{id}`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GameView {
     /// The game's id.
     pub id: String,
@@ -665,7 +686,7 @@ pub struct GameView {
 }
 
 /// A player who has left a live game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AbsenceView {
     /// Who left.
     pub side: Player,

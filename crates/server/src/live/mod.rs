@@ -20,6 +20,7 @@ pub mod lobby_chat;
 pub mod messages;
 mod owner;
 pub mod people;
+pub mod remote;
 pub mod stored;
 
 use std::collections::HashMap;
@@ -45,6 +46,7 @@ pub use messages::{
     PlayerInfo, Refusal, ServerMessage, SocketError,
 };
 pub use people::People;
+pub use remote::reach;
 
 use crate::auth::Viewer;
 use crate::state::AppState;
@@ -54,7 +56,7 @@ use crate::store::{GameRecord, GameStatus, NewGame, Seat, SeatRecord, StoreError
 const QUEUE: usize = 256;
 
 /// Who is asking: the account and the guest cookie of a request.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Ident {
     /// The signed-in user's id.
     pub user: Option<String>,
@@ -185,6 +187,11 @@ pub struct Handle {
 /// The live games of this server, and its lobby.
 pub struct Live {
     games: Mutex<HashMap<String, Handle>>,
+    /// Relays to the games other processes own that sockets here are open to
+    /// ([`remote`]).
+    remotes: Mutex<HashMap<String, Handle>>,
+    /// Held while a relay starts: one relay per game.
+    attaching: tokio::sync::Mutex<()>,
     lobby: Arc<Lobby>,
     lobby_chat: lobby_chat::LobbyChat,
     people: Arc<People>,
@@ -194,6 +201,8 @@ impl Default for Live {
     fn default() -> Live {
         Live {
             games: Mutex::default(),
+            remotes: Mutex::default(),
+            attaching: tokio::sync::Mutex::new(()),
             lobby: Lobby::new(),
             lobby_chat: lobby_chat::LobbyChat::default(),
             people: People::new(),
@@ -253,6 +262,33 @@ impl Live {
             .is_some_and(|handle| handle.commands.same_channel(commands))
         {
             games.remove(id);
+        }
+    }
+
+    /// The relay to game `id`, owned by another process, if one runs here.
+    #[must_use]
+    pub fn remote(&self, id: &str) -> Option<Handle> {
+        lock(&self.remotes).get(id).cloned()
+    }
+
+    /// How many relays to games owned elsewhere run here.
+    #[must_use]
+    pub fn remote_count(&self) -> usize {
+        lock(&self.remotes).len()
+    }
+
+    fn insert_remote(&self, id: &str, handle: Handle) {
+        lock(&self.remotes).insert(id.to_owned(), handle);
+    }
+
+    /// Removes the relay to game `id` if it is the one that sends to `commands`.
+    fn remove_remote(&self, id: &str, commands: &mpsc::Sender<Command>) {
+        let mut remotes = lock(&self.remotes);
+        if remotes
+            .get(id)
+            .is_some_and(|handle| handle.commands.same_channel(commands))
+        {
+            remotes.remove(id);
         }
     }
 

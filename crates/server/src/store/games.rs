@@ -16,7 +16,7 @@ use super::{
 };
 
 /// Who is to sit on one side of a new game.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Seat {
     /// Nobody yet: the first to follow the game's link takes it.
     Open,
@@ -40,7 +40,7 @@ impl Seat {
 }
 
 /// One side of a stored game, with names for showing it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SeatRecord {
     /// The user on this side (also set for a guest who later signed up).
     pub user_id: Option<String>,

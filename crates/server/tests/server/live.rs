@@ -63,10 +63,10 @@ type Stream =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A game socket as a browser opens it: same origin, with the client's cookies.
-struct Socket {
-    stream: Stream,
+pub(crate) struct Socket {
+    pub(crate) stream: Stream,
     /// The last revision seen.
-    rev: u64,
+    pub(crate) rev: u64,
 }
 
 impl Socket {
@@ -84,6 +84,18 @@ impl Socket {
         client: &Client,
         path: &str,
     ) -> Socket {
+        Socket::try_open_path(addr, base, client, path)
+            .await
+            .unwrap()
+    }
+
+    /// As [`Socket::open_path`], with the refusal when the server does not upgrade.
+    pub(crate) async fn try_open_path(
+        addr: std::net::SocketAddr,
+        base: &str,
+        client: &Client,
+        path: &str,
+    ) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
         let mut request = format!("ws://{addr}{path}").into_client_request().unwrap();
         request
             .headers_mut()
@@ -93,11 +105,11 @@ impl Socket {
                 .headers_mut()
                 .insert("cookie", cookies.parse().unwrap());
         }
-        let (stream, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-        Socket { stream, rev: 0 }
+        let (stream, _) = tokio_tungstenite::connect_async(request).await?;
+        Ok(Socket { stream, rev: 0 })
     }
 
-    async fn send(&mut self, message: Value) {
+    pub(crate) async fn send(&mut self, message: Value) {
         self.stream
             .send(Message::Text(message.to_string().into()))
             .await
@@ -147,7 +159,12 @@ impl Socket {
 
 /// Two guests: one makes a friend game of `kind` (taking the first side), the other
 /// joins by the link. Returns the game's id.
-async fn friend_game(a: &mut Client, b: &mut Client, kind: &str, time_control: &str) -> String {
+pub(crate) async fn friend_game(
+    a: &mut Client,
+    b: &mut Client,
+    kind: &str,
+    time_control: &str,
+) -> String {
     let created = a
         .post(
             "/api/games",
@@ -1364,12 +1381,16 @@ fn server_process() {
     let Ok(database) = std::env::var("KINGSTABLE_KILL_TEST_DB") else {
         return;
     };
+    if let Ok(filter) = std::env::var("KINGSTABLE_KILL_TEST_LOG") {
+        server::logging::init(&filter, server::logging::LogFormat::default()).unwrap();
+    }
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let config = server::Config {
             addr: "127.0.0.1:0".parse().unwrap(),
             database: database.parse().unwrap(),
             instance: std::env::var("KINGSTABLE_KILL_TEST_INSTANCE").ok(),
+            redis: std::env::var("KINGSTABLE_KILL_TEST_REDIS").ok(),
             ..server::Config::default()
         };
         let server = server::Server::bind(config).await.unwrap();
@@ -1385,10 +1406,22 @@ fn server_child(database: &str) -> (std::process::Child, String) {
 
 /// [`server_child`] under the instance name `instance` (default: host and port).
 fn server_child_named(database: &str, instance: Option<&str>) -> (std::process::Child, String) {
+    server_child_on_bus(database, instance, None)
+}
+
+/// [`server_child_named`] on the bus at `redis`.
+pub(crate) fn server_child_on_bus(
+    database: &str,
+    instance: Option<&str>,
+    redis: Option<&str>,
+) -> (std::process::Child, String) {
     use std::io::BufRead;
     let mut command = std::process::Command::new(std::env::current_exe().unwrap());
     if let Some(instance) = instance {
         command.env("KINGSTABLE_KILL_TEST_INSTANCE", instance);
+    }
+    if let Some(redis) = redis {
+        command.env("KINGSTABLE_KILL_TEST_REDIS", redis);
     }
     let mut child = command
         .args([
@@ -1400,7 +1433,11 @@ fn server_child_named(database: &str, instance: Option<&str>) -> (std::process::
         ])
         .env("KINGSTABLE_KILL_TEST_DB", database)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(if std::env::var_os("KINGSTABLE_KILL_TEST_LOG").is_some() {
+            std::process::Stdio::inherit()
+        } else {
+            std::process::Stdio::null()
+        })
         .spawn()
         .unwrap();
     let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
@@ -1509,17 +1546,8 @@ async fn a_killed_process_hands_its_games_over(db: Database) {
     let started = std::time::Instant::now();
     let mut refused = 0;
     let mut second = loop {
-        let mut request = format!("ws://{addr_two}/ws/game/{id}")
-            .into_client_request()
-            .unwrap();
-        request
-            .headers_mut()
-            .insert("origin", base_two.parse().unwrap());
-        request
-            .headers_mut()
-            .insert("cookie", b2.cookie_header().unwrap().parse().unwrap());
-        match tokio_tungstenite::connect_async(request).await {
-            Ok((stream, _)) => break Socket { stream, rev: 0 },
+        match Socket::try_open_path(addr_two, &base_two, &b2, &format!("/ws/game/{id}")).await {
+            Ok(socket) => break socket,
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
                 assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
                 refused += 1;
@@ -1571,7 +1599,7 @@ async fn a_killed_process_hands_its_games_over(db: Database) {
 both!(killed_handed_over, a_killed_process_hands_its_games_over);
 
 /// A child process killed (SIGKILL) and reaped when dropped.
-struct Reaped(std::process::Child);
+pub(crate) struct Reaped(pub(crate) std::process::Child);
 
 impl Drop for Reaped {
     fn drop(&mut self) {

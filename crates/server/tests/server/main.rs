@@ -9,6 +9,7 @@ mod analysis;
 mod archive;
 mod broadcast;
 mod chat;
+mod cluster;
 mod conn;
 mod docs;
 mod fair;
