@@ -201,6 +201,9 @@ impl WatcherCount {
 pub struct Feed {
     sender: broadcast::Sender<Published>,
     inner: Mutex<Kept>,
+    /// For a game owned by another process: where chat said here goes (to its owner,
+    /// which publishes it for everyone, this process included).
+    upstream: OnceLock<tokio::sync::mpsc::Sender<super::Command>>,
 }
 
 #[derive(Debug)]
@@ -271,6 +274,7 @@ impl Feed {
                 chat: Default::default(),
                 tap: None,
             }),
+            upstream: OnceLock::new(),
         }
     }
 
@@ -426,6 +430,15 @@ impl Feed {
     /// Publishes a chat message said in `room` (checked and stored), keeping the last
     /// [`chat::HISTORY`] of the room.
     pub fn chat(&self, room: ChatRoom, text: Arc<str>) {
+        if let Some(upstream) = self.upstream.get() {
+            if upstream
+                .try_send(super::Command::Chat { room, text })
+                .is_err()
+            {
+                tracing::warn!("a chat message could not be passed to its game's owner");
+            }
+            return;
+        }
         {
             let mut kept = lock(&self.inner);
             let history = &mut kept.chat[room.index()];
@@ -522,6 +535,26 @@ impl Feed {
             .tap
             .as_ref()
             .map_or(0, |tap| tap.listeners.len())
+    }
+
+    /// Makes this the mirror of a game owned elsewhere: chat said here goes to
+    /// `upstream`, the relay to its owner.
+    pub(crate) fn set_upstream(&self, upstream: tokio::sync::mpsc::Sender<super::Command>) {
+        let _ = self.upstream.set(upstream);
+    }
+
+    /// Publishes chat said in `room` here, whether this feed is a mirror or not.
+    pub(crate) fn chat_here(&self, room: ChatRoom, text: Arc<str>) {
+        {
+            let mut kept = lock(&self.inner);
+            let history = &mut kept.chat[room.index()];
+            if history.len() == chat::HISTORY {
+                history.pop_front();
+            }
+            history.push_back(Arc::clone(&text));
+            kept.tap(&super::remote::EnvelopeOut::Chat { room, text: &text });
+        }
+        let _ = self.sender.send(Published::Chat(room, text));
     }
 
     /// Sets the watcher count to one published elsewhere, with its version there.

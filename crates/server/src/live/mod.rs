@@ -168,6 +168,12 @@ pub(crate) enum Command {
     /// The lease keeper did not find the game among this process's games: stop owning
     /// it if the database says another process has it now.
     LeaseLost,
+    /// Chat said on another process's socket to a game owned here (checked and stored
+    /// there): publish it.
+    Chat {
+        room: chat::ChatRoom,
+        text: Arc<str>,
+    },
     /// The AI's move for revision `rev`.
     AiMove {
         rev: u64,

@@ -559,6 +559,7 @@ impl Owner {
                 }
             }
             Command::Expire { now } => self.expire(now).await,
+            Command::Chat { room, text } => self.feed.chat_here(room, text),
             Command::LeaseLost => {
                 // Only the database can say: a game made since the keeper's renewal
                 // is this process's though it was not renewed.

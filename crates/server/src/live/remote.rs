@@ -143,6 +143,12 @@ enum Ask {
         ident: Ident,
         seat: Seat,
     },
+    /// Publish chat said on the asker's socket (checked and stored there).
+    Chat {
+        game: String,
+        room: ChatRoom,
+        text: String,
+    },
     /// Read or replace conditional moves.
     Conditional {
         game: String,
@@ -242,6 +248,7 @@ async fn answer(state: &AppState, bus: &Arc<Bus>, from: &str, id: u64, ask: Ask)
         | Ask::Watch { game, .. }
         | Ask::Act { game, .. }
         | Ask::Join { game, .. }
+        | Ask::Chat { game, .. }
         | Ask::Conditional { game, .. } => game.clone(),
     };
     let Some(handle) = state.live.handle(&game) else {
@@ -284,6 +291,10 @@ async fn answer(state: &AppState, bus: &Arc<Bus>, from: &str, id: u64, ask: Ask)
         Ask::Join { ident, seat, .. } => {
             let result = handle.join(ident, seat).await.map_err(RefusalWire::from);
             bus.reply(from, id, &Answer::<()>::Joined { result });
+        }
+        Ask::Chat { room, text, .. } => {
+            handle.feed().chat_here(room, Arc::from(text));
+            bus.reply(from, id, &Answer::<()>::Done);
         }
         Ask::Conditional { ident, lines, .. } => {
             let result = handle
@@ -388,6 +399,8 @@ async fn attach(
         }
     };
     let feed = Arc::new(Feed::new(attached.snapshot.into_snapshot()));
+    let (commands, receiver) = mpsc::channel(QUEUE);
+    feed.set_upstream(commands.clone());
     start_from(
         &feed,
         attached.watchers_version,
@@ -395,7 +408,6 @@ async fn attach(
         attached.rematch,
         attached.chat,
     );
-    let (commands, receiver) = mpsc::channel(QUEUE);
     let handle = Handle {
         commands,
         feed: Arc::clone(&feed),
@@ -547,7 +559,7 @@ impl Relay {
             Envelope::Watchers { version, count } => self.feed.set_watchers_at(version, count),
             Envelope::Absent { text } => self.feed.set_absent(Arc::from(text)),
             Envelope::Rematch { id } => self.feed.set_rematch(&id),
-            Envelope::Chat { room, text } => self.feed.chat(room, Arc::from(text)),
+            Envelope::Chat { room, text } => self.feed.chat_here(room, Arc::from(text)),
             Envelope::Moved => return false,
         }
         true
@@ -642,6 +654,18 @@ async fn forward(relay: Relay, mut commands: mpsc::Receiver<Command>, gone: mpsc
                 }
                 _ => false,
             },
+            Command::Chat { room, text } => matches!(
+                ask(
+                    &relay,
+                    &Ask::Chat {
+                        game,
+                        room,
+                        text: text.to_string()
+                    }
+                )
+                .await,
+                Ok(Answer::Done)
+            ),
             // The owner's own business: never sent to a relay.
             Command::Expire { .. } | Command::LeaseLost | Command::AiMove { .. } => true,
         };

@@ -7,8 +7,9 @@
 //! every client saw every move live (each socket gets each move as an event, or a whole
 //! state that holds it after connecting again).
 //!
+//! `KINGSTABLE_CLUSTER_RUNS` (rounds of three new games, default 1),
 //! `KINGSTABLE_CLUSTER_MOVES` (moves per game, default 16) and `KINGSTABLE_CLUSTER_KILLS`
-//! (default 1) make the long form; `KINGSTABLE_CLUSTER_SEED` repeats a run.
+//! (per run, default 1) make the long form; `KINGSTABLE_CLUSTER_SEED` repeats a run.
 
 use crate::common;
 use crate::live::{Reaped, Socket, friend_game, server_child_on_bus};
@@ -290,159 +291,179 @@ async fn three_processes_one_redis_a_process_killed() {
         Process::start(&database, &redis.url, "three"),
     ];
 
-    // Game g is made on process g; its first player plays there, its second player on
-    // the next process and its spectator on the one after.
-    let kinds = ["fetlar", "copenhagen", "camelot"];
-    let mut games = Vec::new();
-    for (g, kind) in kinds.iter().enumerate() {
-        let (mut a, mut b) = (
-            Client::new(&processes[g].base),
-            Client::new(&processes[(g + 1) % 3].base),
-        );
-        let id = friend_game(&mut a, &mut b, kind, "30+5").await;
-        let mut seats = Vec::new();
-        for (offset, client) in [a, b, Client::new(&processes[(g + 2) % 3].base)]
-            .into_iter()
-            .enumerate()
-        {
-            let mut seat = Seat {
-                client,
-                at: (g + offset) % 3,
-                socket: None,
-                seen: Vec::new(),
-                status: String::new(),
-                legal: Vec::new(),
-                rev: 0,
-            };
-            seat.connect(&processes, &id).await;
-            seats.push(seat);
+    let runs = env_number("KINGSTABLE_CLUSTER_RUNS", 1);
+    for run in 0..runs {
+        eprintln!("cluster: run {run}");
+        // Game g is made on process g; its first player plays there, its second player on
+        // the next process and its spectator on the one after.
+        let kinds = ["fetlar", "copenhagen", "camelot"];
+        let mut games = Vec::new();
+        for (g, kind) in kinds.iter().enumerate() {
+            let (mut a, mut b) = (
+                Client::new(&processes[g].base),
+                Client::new(&processes[(g + 1) % 3].base),
+            );
+            let id = friend_game(&mut a, &mut b, kind, "30+5").await;
+            let mut seats = Vec::new();
+            for (offset, client) in [a, b, Client::new(&processes[(g + 2) % 3].base)]
+                .into_iter()
+                .enumerate()
+            {
+                let mut seat = Seat {
+                    client,
+                    at: (g + offset) % 3,
+                    socket: None,
+                    seen: Vec::new(),
+                    status: String::new(),
+                    legal: Vec::new(),
+                    rev: 0,
+                };
+                seat.connect(&processes, &id).await;
+                seats.push(seat);
+            }
+            // Chat said on one process reaches the other player on the owner's.
+            let said = format!("good luck from {}", processes[(g + 1) % 3].name);
+            seats[1]
+                .socket
+                .as_mut()
+                .unwrap()
+                .send(json!({"t": "chat", "room": "players", "text": said}))
+                .await;
+            for seat in &mut seats[..2] {
+                let heard = read_until(seat.socket.as_mut().unwrap(), "chat")
+                    .await
+                    .expect("the chat message comes");
+                assert_eq!(heard["text"], said.as_str(), "{heard}");
+            }
+            games.push((id, seats, Vec::<String>::new()));
         }
-        games.push((id, seats, Vec::<String>::new()));
-    }
 
-    // Kill moments: after these rounds (a round is one move in each game).
-    let mut kill_at: Vec<usize> = (0..kills)
-        .map(|_| rng.random_range(2..moves_per_game.max(3) - 1))
-        .collect();
-    kill_at.sort_unstable();
-    let mut restarts: Vec<(usize, Instant)> = Vec::new();
-    for round in 0..moves_per_game {
-        while kill_at.first() == Some(&round) {
-            kill_at.remove(0);
-            let victim = rng.random_range(0..processes.len());
-            if let Some(mut child) = processes[victim].child.take() {
-                eprintln!(
-                    "cluster: SIGKILL {} after {round} rounds",
-                    processes[victim].name
+        // Kill moments: after these rounds (a round is one move in each game).
+        let mut kill_at: Vec<usize> = (0..kills)
+            .map(|_| rng.random_range(2..moves_per_game.max(3) - 1))
+            .collect();
+        kill_at.sort_unstable();
+        let mut restarts: Vec<(usize, Instant)> = Vec::new();
+        for round in 0..moves_per_game {
+            while kill_at.first() == Some(&round) {
+                kill_at.remove(0);
+                let victim = rng.random_range(0..processes.len());
+                if let Some(mut child) = processes[victim].child.take() {
+                    eprintln!(
+                        "cluster: SIGKILL {} after {round} rounds",
+                        processes[victim].name
+                    );
+                    child.0.kill().unwrap();
+                    child.0.wait().unwrap();
+                    restarts.push((victim, Instant::now() + Duration::from_secs(3)));
+                }
+            }
+            // Killed processes come back a moment later, under the same name.
+            for (victim, when) in std::mem::take(&mut restarts) {
+                if Instant::now() >= when {
+                    processes[victim] =
+                        Process::start(&database, &redis.url, processes[victim].name);
+                    eprintln!("cluster: {} started again", processes[victim].name);
+                } else {
+                    restarts.push((victim, when));
+                }
+            }
+            for (id, seats, acknowledged) in &mut games {
+                if seats[0].status != "ongoing" {
+                    continue;
+                }
+                let mover = acknowledged.len() % 2;
+                let count = acknowledged.len();
+                // The mover's browser: its legal moves, from the last message it got.
+                let started = Instant::now();
+                loop {
+                    assert!(
+                        started.elapsed() < Duration::from_secs(60),
+                        "game {id}: move {count} was not acknowledged within 60 s"
+                    );
+                    if seats[mover].socket.is_none() || seats[mover].legal.is_empty() {
+                        if seats[mover].socket.is_some() {
+                            eprintln!("cluster: {id}: no legal moves in {:?}", seats[mover].status);
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                        }
+                        seats[mover].connect(&processes, id).await;
+                    }
+                    if seats[mover].seen.len() > count || seats[mover].status != "ongoing" {
+                        break;
+                    }
+                    let legal = &seats[mover].legal;
+                    let text = legal[rng.random_range(0..legal.len())].clone();
+                    let rev = seats[mover].rev;
+                    let socket = seats[mover].socket.as_mut().unwrap();
+                    if socket
+                        .stream
+                        .send(Message::Text(
+                            json!({"t": "move", "rev": rev, "move": text})
+                                .to_string()
+                                .into(),
+                        ))
+                        .await
+                        .is_err()
+                    {
+                        seats[mover].socket = None;
+                        continue;
+                    }
+                    seats[mover].acknowledged(count + 1).await;
+                    if seats[mover].seen.len() > count {
+                        break;
+                    }
+                }
+                if seats[mover].seen.len() > count {
+                    acknowledged.push(seats[mover].seen[count].clone());
+                }
+                for seat in seats.iter_mut() {
+                    seat.catch_up(&processes, id, acknowledged.len()).await;
+                    assert_eq!(
+                        seat.seen, *acknowledged,
+                        "game {id}: a client saw other moves"
+                    );
+                }
+            }
+        }
+        for (victim, _) in restarts {
+            processes[victim] = Process::start(&database, &redis.url, processes[victim].name);
+        }
+
+        // Everything acknowledged is stored, on every process's word; each game has one
+        // owner, a process that runs.
+        let pool = sqlx::PgPool::connect(&database).await.unwrap();
+        for (id, seats, acknowledged) in &games {
+            for process in processes.iter().filter(|p| p.alive()) {
+                let stored = Client::new(&process.base)
+                    .get(&format!("/api/games/{id}"))
+                    .await
+                    .json();
+                assert_eq!(
+                    moves_of(&stored),
+                    *acknowledged,
+                    "game {id} on {}",
+                    process.name
                 );
-                child.0.kill().unwrap();
-                child.0.wait().unwrap();
-                restarts.push((victim, Instant::now() + Duration::from_secs(3)));
             }
-        }
-        // Killed processes come back a moment later, under the same name.
-        for (victim, when) in std::mem::take(&mut restarts) {
-            if Instant::now() >= when {
-                processes[victim] = Process::start(&database, &redis.url, processes[victim].name);
-                eprintln!("cluster: {} started again", processes[victim].name);
-            } else {
-                restarts.push((victim, when));
-            }
-        }
-        for (id, seats, acknowledged) in &mut games {
             if seats[0].status != "ongoing" {
                 continue;
             }
-            let mover = acknowledged.len() % 2;
-            let count = acknowledged.len();
-            // The mover's browser: its legal moves, from the last message it got.
-            let started = Instant::now();
-            loop {
-                assert!(
-                    started.elapsed() < Duration::from_secs(60),
-                    "game {id}: move {count} was not acknowledged within 60 s"
-                );
-                if seats[mover].socket.is_none() || seats[mover].legal.is_empty() {
-                    if seats[mover].socket.is_some() {
-                        eprintln!("cluster: {id}: no legal moves in {:?}", seats[mover].status);
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                    }
-                    seats[mover].connect(&processes, id).await;
-                }
-                if seats[mover].seen.len() > count || seats[mover].status != "ongoing" {
-                    break;
-                }
-                let legal = &seats[mover].legal;
-                let text = legal[rng.random_range(0..legal.len())].clone();
-                let rev = seats[mover].rev;
-                let socket = seats[mover].socket.as_mut().unwrap();
-                if socket
-                    .stream
-                    .send(Message::Text(
-                        json!({"t": "move", "rev": rev, "move": text})
-                            .to_string()
-                            .into(),
-                    ))
-                    .await
-                    .is_err()
-                {
-                    seats[mover].socket = None;
-                    continue;
-                }
-                seats[mover].acknowledged(count + 1).await;
-                if seats[mover].seen.len() > count {
-                    break;
-                }
-            }
-            if seats[mover].seen.len() > count {
-                acknowledged.push(seats[mover].seen[count].clone());
-            }
-            for seat in seats.iter_mut() {
-                seat.catch_up(&processes, id, acknowledged.len()).await;
-                assert_eq!(
-                    seat.seen, *acknowledged,
-                    "game {id}: a client saw other moves"
-                );
-            }
-        }
-    }
-    for (victim, _) in restarts {
-        processes[victim] = Process::start(&database, &redis.url, processes[victim].name);
-    }
-
-    // Everything acknowledged is stored, on every process's word; each game has one
-    // owner, a process that runs.
-    let pool = sqlx::PgPool::connect(&database).await.unwrap();
-    for (id, seats, acknowledged) in &games {
-        for process in processes.iter().filter(|p| p.alive()) {
-            let stored = Client::new(&process.base)
-                .get(&format!("/api/games/{id}"))
+            let owner: Option<String> = sqlx::query_scalar("SELECT owner FROM games WHERE id = $1")
+                .bind(id)
+                .fetch_one(&pool)
                 .await
-                .json();
-            assert_eq!(
-                moves_of(&stored),
-                *acknowledged,
-                "game {id} on {}",
-                process.name
+                .unwrap();
+            let owner = owner.expect("a live game has an owner");
+            let lease: i64 =
+                sqlx::query_scalar("SELECT lease_until FROM instances WHERE token = $1")
+                    .bind(&owner)
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+            assert!(
+                lease > server::store::now_ms(),
+                "game {id} is owned by {owner}, whose lease has lapsed"
             );
         }
-        if seats[0].status != "ongoing" {
-            continue;
-        }
-        let owner: Option<String> = sqlx::query_scalar("SELECT owner FROM games WHERE id = $1")
-            .bind(id)
-            .fetch_one(&pool)
-            .await
-            .unwrap();
-        let owner = owner.expect("a live game has an owner");
-        let lease: i64 = sqlx::query_scalar("SELECT lease_until FROM instances WHERE token = $1")
-            .bind(&owner)
-            .fetch_one(&pool)
-            .await
-            .unwrap();
-        assert!(
-            lease > server::store::now_ms(),
-            "game {id} is owned by {owner}, whose lease has lapsed"
-        );
     }
 }
