@@ -43,6 +43,11 @@ struct Args {
     /// Another argument for the spawned `kingstable serve` (repeatable).
     #[arg(long = "server-arg", value_name = "ARG", allow_hyphen_values = true)]
     server_args: Vec<String>,
+    /// A second server process on the same database and Redis (`kingstable serve
+    /// --redis`): each game's second player and spectators connect there, so every move
+    /// crosses from one process to the other.
+    #[arg(long, conflicts_with = "spawn")]
+    peer_url: Option<String>,
     /// The server's process id, for its CPU time and memory (set by itself with --spawn).
     #[arg(long)]
     server_pid: Option<u32>,
@@ -342,6 +347,10 @@ async fn measure(
         pace: Duration::from_millis(args.pace_ms),
         ack_timeout: args.ack_timeout,
         deadline,
+        peer: match &args.peer_url {
+            Some(url) => Some(Target::new(url, args.forwarded)?),
+            None => None,
+        },
     });
     let played = Arc::new(Mutex::new(Vec::new()));
     let mut pairs = JoinSet::new();

@@ -34,6 +34,10 @@ pub struct PlaySettings {
     pub ack_timeout: Duration,
     /// No move is started after this.
     pub deadline: Instant,
+    /// Another server process on the same database and Redis: each game's second player
+    /// joins and plays there, and its spectators watch there (`None`: all on the one
+    /// server).
+    pub peer: Option<Target>,
 }
 
 /// A game a pair played: what to check against the stored game.
@@ -186,17 +190,18 @@ async fn play_game(
     game: &mut Played,
 ) -> Result<()> {
     let id = friend_game(target, a, b, kind, &settings.time_control).await?;
+    let there = settings.peer.as_ref().unwrap_or(target);
     game.id.clone_from(&id);
     let acked = &mut game.acked;
     let path = format!("/ws/game/{id}");
     let (tx, mut rx) = mpsc::unbounded_channel::<Arrival>();
     let mut senders = [
         net::reader(a.socket(target, &path).await?, 0, tx.clone()),
-        net::reader(b.socket(target, &path).await?, 1, tx),
+        net::reader(b.socket(there, &path).await?, 1, tx),
     ];
     let mut watchers = Vec::new();
     for _ in 0..settings.spectators {
-        let socket = Identity::new().socket(target, &path).await?;
+        let socket = Identity::new().socket(there, &path).await?;
         watchers.push(tokio::spawn(spectate(
             socket,
             settings.ack_timeout * 4 + settings.deadline.saturating_duration_since(Instant::now()),

@@ -68,7 +68,7 @@ pub fn challenge_view(challenge: &Challenge) -> ChallengeView {
         id: challenge.id.clone(),
         kind: challenge.kind,
         time_control: challenge.time_control.clone(),
-        side: challenge.side.as_str(),
+        side: challenge.side.as_str().to_owned(),
         rated: challenge.rated,
         by: challenge.creator.player().map(|p| match p {
             crate::store::PlayerRef::User { name } | crate::store::PlayerRef::Guest { name } => {

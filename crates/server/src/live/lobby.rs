@@ -42,8 +42,36 @@ pub struct LobbyFrame {
 pub struct Lobby {
     inner: Mutex<State>,
     sender: broadcast::Sender<LobbyFrame>,
+    /// The bus, when several processes share the lobby: every change made here is
+    /// published there too, and applied by the others ([`Shared`]).
+    bus: std::sync::OnceLock<Arc<crate::bus::Bus>>,
     /// Itself, for the task that sends the next change.
     this: Weak<Lobby>,
+}
+
+/// A lobby change as processes share it on the bus.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Shared {
+    GameChanged(LiveGame),
+    GameRemoved(String),
+    ChallengeAdded(ChallengeView, Ident),
+    ChallengeRemoved(String),
+    Accepted {
+        poster: Ident,
+        challenge: String,
+        game: String,
+    },
+    Enter(Ident),
+    Leave(Ident),
+    /// A process started: the others tell it their games.
+    Hello,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SharedMessage {
+    from: String,
+    event: Shared,
 }
 
 #[derive(Debug, Default)]
@@ -82,6 +110,7 @@ impl Lobby {
         Arc::new_cyclic(|this| Lobby {
             inner: Mutex::new(State::default()),
             sender: broadcast::channel(QUEUE).0,
+            bus: std::sync::OnceLock::new(),
             this: this.clone(),
         })
     }
@@ -142,7 +171,7 @@ impl Lobby {
     }
 
     /// A game being played has started or changed.
-    pub fn game_changed(&self, game: LiveGame) {
+    fn apply_game_changed(&self, game: LiveGame) {
         {
             let mut state = lock(&self.inner);
             let id = game.id.clone();
@@ -154,7 +183,7 @@ impl Lobby {
     }
 
     /// A game is no longer being played.
-    pub fn game_removed(&self, id: &str) {
+    fn apply_game_removed(&self, id: &str) {
         {
             let mut state = lock(&self.inner);
             let Some(game) = state.games.remove(id) else {
@@ -179,7 +208,7 @@ impl Lobby {
     }
 
     /// A challenge was posted by `by`.
-    pub fn challenge_added(&self, challenge: ChallengeView, by: Ident) {
+    fn apply_challenge_added(&self, challenge: ChallengeView, by: Ident) {
         {
             let mut state = lock(&self.inner);
             state.challenges_added.push(challenge.id.clone());
@@ -194,7 +223,7 @@ impl Lobby {
     }
 
     /// A challenge is gone (accepted, withdrawn, lapsed).
-    pub fn challenge_removed(&self, id: &str) {
+    fn apply_challenge_removed(&self, id: &str) {
         {
             let mut state = lock(&self.inner);
             let before = state.challenges.len();
@@ -208,7 +237,7 @@ impl Lobby {
     }
 
     /// The poster of challenge `challenge` is told that it became game `game`, at once.
-    pub fn tell_accepted(&self, poster: Ident, challenge: &str, game: &str) {
+    fn apply_tell_accepted(&self, poster: Ident, challenge: &str, game: &str) {
         let text = to_text(&LobbyMessage::ChallengeAccepted {
             challenge: challenge.to_owned(),
             game: game.to_owned(),
@@ -221,14 +250,14 @@ impl Lobby {
     }
 
     /// A lobby socket of `who` opened.
-    pub fn enter(&self, who: &Ident) {
+    fn apply_enter(&self, who: &Ident) {
         if let Some(key) = who.key() {
             *lock(&self.inner).present.entry(key.to_owned()).or_default() += 1;
         }
     }
 
     /// A lobby socket of `who` closed; true when it was their last.
-    pub fn leave(&self, who: &Ident) -> bool {
+    fn apply_leave(&self, who: &Ident) -> bool {
         let Some(key) = who.key() else { return false };
         let mut state = lock(&self.inner);
         let Some(count) = state.present.get_mut(key) else {
@@ -248,6 +277,121 @@ impl Lobby {
     pub fn is_present(&self, who: &Ident) -> bool {
         who.key()
             .is_some_and(|key| lock(&self.inner).present.contains_key(key))
+    }
+
+    /// A game being played has started or changed.
+    pub fn game_changed(&self, game: LiveGame) {
+        self.share(|| Shared::GameChanged(game.clone()));
+        self.apply_game_changed(game);
+    }
+
+    /// A game is no longer being played.
+    pub fn game_removed(&self, id: &str) {
+        self.share(|| Shared::GameRemoved(id.to_owned()));
+        self.apply_game_removed(id);
+    }
+
+    /// A challenge was posted by `by`.
+    pub fn challenge_added(&self, challenge: ChallengeView, by: Ident) {
+        self.share(|| Shared::ChallengeAdded(challenge.clone(), by.clone()));
+        self.apply_challenge_added(challenge, by);
+    }
+
+    /// A challenge is gone (accepted, withdrawn, lapsed).
+    pub fn challenge_removed(&self, id: &str) {
+        self.share(|| Shared::ChallengeRemoved(id.to_owned()));
+        self.apply_challenge_removed(id);
+    }
+
+    /// The poster of challenge `challenge` is told that it became game `game`, at once
+    /// (on whichever process their lobby socket is).
+    pub fn tell_accepted(&self, poster: Ident, challenge: &str, game: &str) {
+        self.share(|| Shared::Accepted {
+            poster: poster.clone(),
+            challenge: challenge.to_owned(),
+            game: game.to_owned(),
+        });
+        self.apply_tell_accepted(poster, challenge, game);
+    }
+
+    /// A lobby socket of `who` opened.
+    pub fn enter(&self, who: &Ident) {
+        self.share(|| Shared::Enter(who.clone()));
+        self.apply_enter(who);
+    }
+
+    /// A lobby socket of `who` closed; true when it was their last (on any process).
+    pub fn leave(&self, who: &Ident) -> bool {
+        self.share(|| Shared::Leave(who.clone()));
+        self.apply_leave(who)
+    }
+
+    /// Shares this lobby with the other processes on `bus`: the changes made here go
+    /// there, and (through [`Lobby::apply_shared`]) theirs come here.
+    pub fn share_on(&self, bus: Arc<crate::bus::Bus>) {
+        let _ = self.bus.set(bus);
+    }
+
+    fn share(&self, event: impl FnOnce() -> Shared) {
+        let Some(bus) = self.bus.get() else { return };
+        let message = SharedMessage {
+            from: bus.token().to_owned(),
+            event: event(),
+        };
+        match serde_json::to_vec(&message) {
+            Ok(bytes) => bus.publish(crate::bus::LOBBY_CHANNEL.to_owned(), Arc::from(bytes)),
+            Err(error) => tracing::error!(%error, "a lobby change cannot be written for the bus"),
+        }
+    }
+
+    /// Applies a change another process published on the lobby's channel; `mine` lists
+    /// the games this process owns (to tell a process that says hello). Its own
+    /// messages come back too, and are skipped.
+    pub fn apply_shared(&self, payload: &[u8], mine: impl FnOnce() -> Vec<String>) {
+        let Some(bus) = self.bus.get() else { return };
+        let message = match serde_json::from_slice::<SharedMessage>(payload) {
+            Ok(message) => message,
+            Err(error) => {
+                tracing::warn!(%error, "an unreadable lobby change on the bus");
+                return;
+            }
+        };
+        if message.from == bus.token() {
+            return;
+        }
+        match message.event {
+            Shared::GameChanged(game) => self.apply_game_changed(game),
+            Shared::GameRemoved(id) => self.apply_game_removed(&id),
+            Shared::ChallengeAdded(challenge, by) => self.apply_challenge_added(challenge, by),
+            Shared::ChallengeRemoved(id) => self.apply_challenge_removed(&id),
+            Shared::Accepted {
+                poster,
+                challenge,
+                game,
+            } => self.apply_tell_accepted(poster, &challenge, &game),
+            Shared::Enter(who) => self.apply_enter(&who),
+            Shared::Leave(who) => {
+                self.apply_leave(&who);
+            }
+            Shared::Hello => {
+                // A process has started: it learns the games this one owns.
+                let games: Vec<LiveGame> = {
+                    let state = lock(&self.inner);
+                    mine()
+                        .iter()
+                        .filter_map(|id| state.games.get(id).cloned())
+                        .collect()
+                };
+                for game in games {
+                    self.share(|| Shared::GameChanged(game));
+                }
+            }
+        }
+    }
+
+    /// Asks the other processes for the games they own (at start).
+    pub fn say_hello(&self) {
+        self.share(|| Shared::Hello);
     }
 
     /// Makes sure a change message goes out within [`FLUSH_EVERY`].

@@ -696,7 +696,7 @@ pub struct AbsenceView {
 }
 
 /// A game being played now, for the lobby and `GET /api/games?status=live`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LiveGame {
     /// The game's id.
     pub id: String,
@@ -763,7 +763,7 @@ impl LiveGameChange {
 }
 
 /// An open challenge as the lobby shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChallengeView {
     /// Its id.
     pub id: String,
@@ -772,7 +772,7 @@ pub struct ChallengeView {
     /// The time control.
     pub time_control: String,
     /// The side its poster plays: `first`, `second` or `random`.
-    pub side: &'static str,
+    pub side: String,
     /// Whether the game will be rated.
     pub rated: bool,
     /// The poster's name.

@@ -705,3 +705,29 @@ fn finish<T>(
         }
     }
 }
+
+/// Shares this process's lobby with the others on the bus: its changes go out, theirs
+/// come in, and at start it asks them for the games they own.
+///
+/// # Errors
+/// When Redis fails.
+pub(crate) async fn share_lobby(state: &AppState, bus: &Arc<Bus>) -> Result<(), BusError> {
+    let lobby = state.live.lobby();
+    lobby.share_on(Arc::clone(bus));
+    let mut inbox = bus.subscribe(bus::LOBBY_CHANNEL).await?;
+    let state_in = state.clone();
+    tokio::spawn(async move {
+        while let Some(payload) = inbox.recv().await {
+            state_in.live.lobby().apply_shared(&payload, || {
+                state_in
+                    .live
+                    .entries()
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .collect()
+            });
+        }
+    });
+    lobby.say_hello();
+    Ok(())
+}

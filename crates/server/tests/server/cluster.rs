@@ -338,6 +338,32 @@ async fn three_processes_one_redis_a_process_killed() {
             games.push((id, seats, Vec::<String>::new()));
         }
 
+        // The lobby is shared: every process lists the three games being played.
+        for process in processes.iter().filter(|p| p.alive()) {
+            let started = Instant::now();
+            loop {
+                let listed = Client::new(&process.base)
+                    .get("/api/games?status=live&limit=100")
+                    .await
+                    .json();
+                let ids: Vec<&str> = listed["games"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|g| g["id"].as_str().unwrap())
+                    .collect();
+                if games.iter().all(|(id, _, _)| ids.contains(&id.as_str())) {
+                    break;
+                }
+                assert!(
+                    started.elapsed() < Duration::from_secs(5),
+                    "{} lists {ids:?}, not every game being played",
+                    process.name
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+
         // Kill moments: after these rounds (a round is one move in each game).
         let mut kill_at: Vec<usize> = (0..kills)
             .map(|_| rng.random_range(2..moves_per_game.max(3) - 1))
