@@ -439,16 +439,7 @@ impl Feed {
             }
             return;
         }
-        {
-            let mut kept = lock(&self.inner);
-            let history = &mut kept.chat[room.index()];
-            if history.len() == chat::HISTORY {
-                history.pop_front();
-            }
-            history.push_back(Arc::clone(&text));
-            kept.tap(&super::remote::EnvelopeOut::Chat { room, text: &text });
-        }
-        let _ = self.sender.send(Published::Chat(room, text));
+        self.chat_here(room, text);
     }
 
     /// The last messages of `room`, oldest first.

@@ -337,7 +337,7 @@ pub async fn reach(state: &AppState, id: &str) -> Result<Option<Handle>, StoreEr
     if let Some(handle) = state.live.remote(id) {
         return Ok(Some(handle));
     }
-    let Some(Some(owner)) = state.store.game_owner(id).await? else {
+    let Some(owner) = state.store.live_game_owner(id).await? else {
         return Ok(None);
     };
     if owner == bus.token() {

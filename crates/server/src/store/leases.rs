@@ -202,6 +202,21 @@ impl Store {
         Ok(())
     }
 
+    /// The process that owns game `id` while it is live (waiting or being played);
+    /// `None` for a game over, or with no owner, or no such game.
+    ///
+    /// # Errors
+    /// On a database failure.
+    pub async fn live_game_owner(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query(
+            "SELECT owner FROM games WHERE id = $1 AND status IN ('waiting', 'playing')",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.and_then(|row| row.try_get::<Option<String>, _>(0).ok().flatten()))
+    }
+
     /// The process that owns game `id` (`Ok(None)`: no such game; `Some(None)`: none).
     ///
     /// # Errors
