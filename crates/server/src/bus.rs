@@ -11,6 +11,13 @@
 //!   The owner publishes there only while some process listens.
 //! - `kt:lobby`: the lobby's changes, which every process applies to its own copy.
 //!
+//! When the connection to Redis is lost, the process goes on with its own games: the
+//! relays to games owned elsewhere end (their sockets connect again, and are answered
+//! 503 until the bus is back), and the bus reconnects with a growing delay (up to
+//! [`RECONNECT_MAX`]), subscribing again to its own channel; the lobby listens again
+//! and asks the others for their games. Publishing goes through a connection manager
+//! that reconnects by itself.
+//!
 //! Everything published goes out through one queue, in order, in pipelines: a
 //! game's changes reach every other process in the order they were made. The queue is
 //! bounded: when Redis cannot keep up the messages that do not fit are dropped and
@@ -24,7 +31,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use redis::AsyncCommands;
-use redis::aio::{MultiplexedConnection, PubSubSink};
+use redis::aio::{ConnectionManager, PubSubSink, PubSubStream};
 use tokio::sync::{mpsc, oneshot};
 
 /// How many messages may wait to be published.
@@ -33,6 +40,8 @@ const OUTBOX: usize = 16_384;
 const PIPELINE: usize = 256;
 /// How long a request to another process waits for its reply.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest wait between two attempts to reconnect to Redis.
+pub const RECONNECT_MAX: Duration = Duration::from_secs(5);
 /// How many messages a channel's listener may fall behind before they are dropped (it
 /// then sees a gap and catches up).
 const ROUTE_QUEUE: usize = 1024;
@@ -94,7 +103,8 @@ pub enum ProcMessage {
 /// A process's connection to the bus.
 pub struct Bus {
     token: String,
-    publisher: MultiplexedConnection,
+    client: redis::Client,
+    publisher: ConnectionManager,
     sink: tokio::sync::Mutex<PubSubSink>,
     outbox: mpsc::Sender<(String, Arc<[u8]>)>,
     routes: Mutex<HashMap<String, mpsc::Sender<Arc<[u8]>>>>,
@@ -128,14 +138,15 @@ impl Bus {
     /// When Redis cannot be reached.
     pub async fn connect(url: &str, token: &str) -> Result<(Arc<Bus>, Requests), BusError> {
         let client = redis::Client::open(url)?;
-        let publisher = client.get_multiplexed_async_connection().await?;
+        let publisher = client.get_connection_manager().await?;
         let pubsub = client.get_async_pubsub().await?;
-        let (mut sink, mut stream) = pubsub.split();
+        let (mut sink, stream) = pubsub.split();
         sink.subscribe(proc_channel(token)).await?;
         let (outbox, queued) = mpsc::channel(OUTBOX);
         let (asked, requests) = mpsc::channel(OUTBOX);
         let bus = Arc::new(Bus {
             token: token.to_owned(),
+            client,
             publisher: publisher.clone(),
             sink: tokio::sync::Mutex::new(sink),
             outbox,
@@ -146,31 +157,17 @@ impl Bus {
             closed: AtomicBool::new(false),
         });
         tokio::spawn(publish_queued(publisher, queued));
-        let own = proc_channel(token);
-        let reader = Arc::clone(&bus);
-        tokio::spawn(async move {
-            while let Some(message) = stream.next().await {
-                let channel = message.get_channel_name().to_owned();
-                let payload = message.get_payload_bytes();
-                if channel == own {
-                    reader.on_own(payload, &asked);
-                } else {
-                    let route = lock(&reader.routes).get(&channel).cloned();
-                    if let Some(route) = route
-                        && route.try_send(Arc::from(payload)).is_err()
-                    {
-                        reader.dropped.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            }
-            tracing::error!(
-                "the connection to redis closed: games owned elsewhere are unreachable"
-            );
-            reader.closed.store(true, Ordering::Relaxed);
-            lock(&reader.routes).clear();
-            lock(&reader.pending).clear();
-        });
+        tokio::spawn(read(Arc::clone(&bus), stream, asked));
         Ok((bus, requests))
+    }
+
+    /// Subscribes again after the connection was lost; `None` until Redis answers.
+    async fn resubscribe(&self) -> Option<PubSubStream> {
+        let pubsub = self.client.get_async_pubsub().await.ok()?;
+        let (mut sink, stream) = pubsub.split();
+        sink.subscribe(proc_channel(&self.token)).await.ok()?;
+        *self.sink.lock().await = sink;
+        Some(stream)
     }
 
     fn on_own(
@@ -315,9 +312,49 @@ impl Bus {
     }
 }
 
+/// Reads what comes on the subscriptions and passes it on; when the connection is lost,
+/// ends every listener (they subscribe again once it is back) and reconnects.
+async fn read(
+    bus: Arc<Bus>,
+    mut stream: PubSubStream,
+    asked: mpsc::Sender<(String, u64, Box<serde_json::value::RawValue>)>,
+) {
+    let own = proc_channel(&bus.token);
+    loop {
+        while let Some(message) = stream.next().await {
+            let channel = message.get_channel_name().to_owned();
+            let payload = message.get_payload_bytes();
+            if channel == own {
+                bus.on_own(payload, &asked);
+            } else {
+                let route = lock(&bus.routes).get(&channel).cloned();
+                if let Some(route) = route
+                    && route.try_send(Arc::from(payload)).is_err()
+                {
+                    bus.dropped.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        tracing::error!("the connection to redis was lost: games owned elsewhere are unreachable");
+        bus.closed.store(true, Ordering::Relaxed);
+        lock(&bus.routes).clear();
+        lock(&bus.pending).clear();
+        let mut wait = Duration::from_millis(250);
+        stream = loop {
+            tokio::time::sleep(wait).await;
+            if let Some(stream) = bus.resubscribe().await {
+                break stream;
+            }
+            wait = (wait * 2).min(RECONNECT_MAX);
+        };
+        bus.closed.store(false, Ordering::Relaxed);
+        tracing::info!("reconnected to redis");
+    }
+}
+
 /// Sends the queued messages in order, as many as are waiting in each pipeline.
 async fn publish_queued(
-    mut connection: MultiplexedConnection,
+    mut connection: ConnectionManager,
     mut queued: mpsc::Receiver<(String, Arc<[u8]>)>,
 ) {
     let mut batch = Vec::with_capacity(PIPELINE);

@@ -715,19 +715,29 @@ pub(crate) async fn share_lobby(state: &AppState, bus: &Arc<Bus>) -> Result<(), 
     let lobby = state.live.lobby();
     lobby.share_on(Arc::clone(bus));
     let mut inbox = bus.subscribe(bus::LOBBY_CHANNEL).await?;
-    let state_in = state.clone();
+    lobby.say_hello();
+    let state = state.clone();
+    let bus = Arc::clone(bus);
     tokio::spawn(async move {
-        while let Some(payload) = inbox.recv().await {
-            state_in.live.lobby().apply_shared(&payload, || {
-                state_in
-                    .live
-                    .entries()
-                    .into_iter()
-                    .map(|(id, _)| id)
-                    .collect()
-            });
+        loop {
+            while let Some(payload) = inbox.recv().await {
+                state.live.lobby().apply_shared(&payload, || {
+                    state.live.entries().into_iter().map(|(id, _)| id).collect()
+                });
+            }
+            // The connection to Redis was lost: listen again once it is back, and learn
+            // the others' games again.
+            inbox = loop {
+                if state.shutdown.is_cancelled() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                if let Ok(inbox) = bus.subscribe(bus::LOBBY_CHANNEL).await {
+                    break inbox;
+                }
+            };
+            state.live.lobby().say_hello();
         }
     });
-    lobby.say_hello();
     Ok(())
 }

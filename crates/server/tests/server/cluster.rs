@@ -39,6 +39,11 @@ impl Redis {
             .local_addr()
             .ok()?
             .port();
+        Redis::start_on(port)
+    }
+
+    /// [`Redis::start`] on `port`.
+    fn start_on(port: u16) -> Option<Redis> {
         let child = match std::process::Command::new("redis-server")
             .args([
                 "--port",
@@ -492,4 +497,91 @@ async fn three_processes_one_redis_a_process_killed() {
             );
         }
     }
+}
+
+/// Redis stops and comes back (issue 23): a game owned by one process, its second player
+/// on the other. While Redis is gone the relay ends and the second process refuses the
+/// socket (503); once Redis is back, the second player connects again through the second
+/// process and the game plays on, each move seen by both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_gone_and_back() {
+    let Some(db) = Database::fresh(common::Db::Postgres).await else {
+        return;
+    };
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let database = db.url.connection_string().to_owned();
+    let port: u16 = redis.url.rsplit(':').next().unwrap().parse().unwrap();
+    let processes = vec![
+        Process::start(&database, &redis.url, "one"),
+        Process::start(&database, &redis.url, "two"),
+    ];
+    let (mut a, mut b) = (
+        Client::new(&processes[0].base),
+        Client::new(&processes[1].base),
+    );
+    let id = friend_game(&mut a, &mut b, "copenhagen", "30+5").await;
+    let mut seats = Vec::new();
+    for (at, client) in [a, b].into_iter().enumerate() {
+        let mut seat = Seat {
+            client,
+            at: 0,
+            socket: None,
+            seen: Vec::new(),
+            status: String::new(),
+            legal: Vec::new(),
+            rev: 0,
+        };
+        seat.connect(&processes[at..=at], &id).await;
+        seats.push(seat);
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    let play = async |seats: &mut Vec<Seat>, rng: &mut rand::rngs::StdRng, n: usize| {
+        for _ in 0..n {
+            let count = seats[0].seen.len();
+            let mover = count % 2;
+            let started = Instant::now();
+            while seats[mover].seen.len() <= count {
+                assert!(started.elapsed() < Duration::from_secs(40), "move {count}");
+                if seats[mover].socket.is_none() {
+                    // Each player only ever on their own process.
+                    seats[mover].connect(&processes[mover..=mover], &id).await;
+                    continue;
+                }
+                let legal = &seats[mover].legal;
+                let text = legal[rng.random_range(0..legal.len())].clone();
+                let rev = seats[mover].rev;
+                let sent = seats[mover]
+                    .socket
+                    .as_mut()
+                    .unwrap()
+                    .stream
+                    .send(Message::Text(
+                        json!({"t": "move", "rev": rev, "move": text})
+                            .to_string()
+                            .into(),
+                    ))
+                    .await;
+                if sent.is_err() {
+                    seats[mover].socket = None;
+                    continue;
+                }
+                seats[mover].acknowledged(count + 1).await;
+            }
+            let acknowledged = seats[mover].seen.clone();
+            for (i, seat) in seats.iter_mut().enumerate() {
+                seat.catch_up(&processes[i..=i], &id, acknowledged.len())
+                    .await;
+                assert_eq!(seat.seen, acknowledged);
+            }
+        }
+    };
+    play(&mut seats, &mut rng, 4).await;
+    drop(redis);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let redis = Redis::start_on(port).expect("redis starts again on its port");
+    play(&mut seats, &mut rng, 4).await;
+    assert_eq!(seats[1].seen.len(), 8);
+    drop(redis);
 }
