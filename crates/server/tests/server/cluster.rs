@@ -513,7 +513,7 @@ async fn redis_gone_and_back() {
     };
     let database = db.url.connection_string().to_owned();
     let port: u16 = redis.url.rsplit(':').next().unwrap().parse().unwrap();
-    let processes = vec![
+    let processes = [
         Process::start(&database, &redis.url, "one"),
         Process::start(&database, &redis.url, "two"),
     ];
