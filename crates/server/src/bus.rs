@@ -161,6 +161,12 @@ impl Bus {
         Ok((bus, requests))
     }
 
+    /// A connection to Redis for commands (multiplexed; reconnects by itself).
+    #[must_use]
+    pub fn connection(&self) -> ConnectionManager {
+        self.publisher.clone()
+    }
+
     /// Subscribes again after the connection was lost; `None` until Redis answers.
     async fn resubscribe(&self) -> Option<PubSubStream> {
         let pubsub = self.client.get_async_pubsub().await.ok()?;

@@ -32,6 +32,7 @@ pub mod mail;
 pub mod metrics;
 pub mod ratings;
 pub mod security;
+pub mod shared;
 mod state;
 pub mod store;
 pub mod web;
@@ -111,6 +112,9 @@ impl Server {
         };
         let state = AppState::new(config, store);
         let requests = bus.map(|(bus, requests)| {
+            state
+                .limiters
+                .share(shared::Shared::start(bus.connection(), bus.token()));
             let _ = state.bus.set(bus);
             requests
         });

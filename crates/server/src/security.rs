@@ -4,6 +4,7 @@
 use std::hash::Hash;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
+use std::sync::{Arc, OnceLock};
 
 use axum::extract::{ConnectInfo, FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
@@ -16,6 +17,7 @@ use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLim
 use crate::config::{RateLimit, RateLimits};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::UNMATCHED_ROUTE;
+use crate::shared::{Bucket, Shared};
 use crate::state::AppState;
 
 /// The policy every page runs under: nothing loaded from other sites, no framing.
@@ -32,49 +34,147 @@ pub fn quota(limit: RateLimit) -> Quota {
         .allow_burst(burst)
 }
 
+/// Where a limit keeps its buckets: Redis once the process shares its limits with
+/// the others ([`Limiters::share`]), else this process's memory.
+type SharedCell = Arc<OnceLock<Arc<Shared>>>;
+
+/// A key of a limit, as Redis names it.
+pub trait LimitKey {
+    /// The key's name in Redis.
+    fn limit_key(&self) -> String;
+}
+
+impl LimitKey for IpAddr {
+    fn limit_key(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl LimitKey for String {
+    fn limit_key(&self) -> String {
+        self.clone()
+    }
+}
+
+impl LimitKey for (String, IpAddr) {
+    fn limit_key(&self) -> String {
+        format!("{}|{}", self.1, self.0)
+    }
+}
+
+/// A rate limit per key (a burst, then one more each period), shared by every process
+/// through Redis when there is one ([`crate::shared`]), else this process's own.
+#[derive(Debug)]
+pub struct Limited<K: Clone + Eq + Hash> {
+    name: &'static str,
+    limit: RateLimit,
+    local: DefaultKeyedRateLimiter<K>,
+    shared: SharedCell,
+}
+
+impl<K: Clone + Eq + Hash + LimitKey> Limited<K> {
+    fn new(name: &'static str, limit: RateLimit, shared: &SharedCell) -> Limited<K> {
+        Limited {
+            name,
+            limit,
+            local: RateLimiter::keyed(quota(limit)),
+            shared: Arc::clone(shared),
+        }
+    }
+
+    /// Takes one request from `key`'s bucket (in Redis when shared and answering,
+    /// else this process's own).
+    ///
+    /// # Errors
+    /// `rate_limited`, with the time to wait, when the bucket is empty.
+    pub async fn check(&self, key: &K) -> Result<(), ApiError> {
+        if let Some(shared) = self.shared.get() {
+            let taken = shared
+                .bucket(
+                    self.name,
+                    &key.limit_key(),
+                    self.limit.burst,
+                    self.limit.period,
+                    Bucket::Take,
+                )
+                .await;
+            match taken {
+                Ok(None) => return Ok(()),
+                Ok(Some(wait)) => return Err(ApiError::rate_limited(wait)),
+                Err(_) => {}
+            }
+        }
+        check(&self.local, key)
+    }
+
+    /// Whether `key` may go on (spending one request).
+    pub async fn take(&self, key: &K) -> bool {
+        self.check(key).await.is_ok()
+    }
+
+    fn retain_recent(&self) {
+        self.local.retain_recent();
+    }
+}
+
 /// The keyed limiters of the endpoints that invite abuse.
 #[derive(Debug)]
 pub struct Limiters {
     /// Sign-in attempts per client address, right or wrong (change-password attempts
     /// count here too): bounds the password hashing one address can cause.
-    pub sign_in: DefaultKeyedRateLimiter<IpAddr>,
+    pub sign_in: Limited<IpAddr>,
     /// Wrong passwords per account (lowercase name) from one client address. Only wrong
     /// guesses spend it, and only from that address: the owner signing in from another
     /// address is never refused, however many guesses others made.
     pub wrong_passwords: GuessBudget<(String, IpAddr)>,
     /// Sign-ups per client address.
-    pub sign_up: DefaultKeyedRateLimiter<IpAddr>,
+    pub sign_up: Limited<IpAddr>,
     /// New guests per client address.
-    pub guest: DefaultKeyedRateLimiter<IpAddr>,
+    pub guest: Limited<IpAddr>,
     /// New challenges per client address.
-    pub challenge: DefaultKeyedRateLimiter<IpAddr>,
+    pub challenge: Limited<IpAddr>,
     /// Records imported per client address.
-    pub import: DefaultKeyedRateLimiter<IpAddr>,
+    pub import: Limited<IpAddr>,
     /// Password-reset requests and address changes per client address.
-    pub mail_requests: DefaultKeyedRateLimiter<IpAddr>,
+    pub mail_requests: Limited<IpAddr>,
     /// Messages sent on request to one account (by user id).
-    pub mail_per_account: DefaultKeyedRateLimiter<String>,
+    pub mail_per_account: Limited<String>,
     /// Chat messages per author (account or guest).
-    pub chat: crate::live::chat::ChatLimiter,
+    pub chat: Limited<String>,
     socket_messages: Quota,
+    shared: SharedCell,
 }
 
 impl Limiters {
     /// Limiters with these limits.
     #[must_use]
     pub fn new(limits: &RateLimits) -> Limiters {
+        let shared = SharedCell::default();
         Limiters {
-            sign_in: RateLimiter::keyed(quota(limits.sign_in)),
-            wrong_passwords: GuessBudget::new(limits.sign_in_account),
-            sign_up: RateLimiter::keyed(quota(limits.sign_up)),
-            guest: RateLimiter::keyed(quota(limits.guest)),
-            challenge: RateLimiter::keyed(quota(limits.challenge)),
-            import: RateLimiter::keyed(quota(limits.import)),
-            mail_requests: RateLimiter::keyed(quota(limits.mail_requests)),
-            mail_per_account: RateLimiter::keyed(quota(limits.mail_per_account)),
-            chat: crate::live::chat::ChatLimiter::default(),
+            sign_in: Limited::new("sign_in", limits.sign_in, &shared),
+            wrong_passwords: GuessBudget::shared("wrong_password", limits.sign_in_account, &shared),
+            sign_up: Limited::new("sign_up", limits.sign_up, &shared),
+            guest: Limited::new("guest", limits.guest, &shared),
+            challenge: Limited::new("challenge", limits.challenge, &shared),
+            import: Limited::new("import", limits.import, &shared),
+            mail_requests: Limited::new("mail_requests", limits.mail_requests, &shared),
+            mail_per_account: Limited::new("mail_per_account", limits.mail_per_account, &shared),
+            chat: Limited::new("chat", crate::live::chat::LIMIT, &shared),
             socket_messages: quota(limits.socket_messages),
+            shared,
         }
+    }
+
+    /// From now on the limits (and the AI quotas) are kept in Redis through `shared`,
+    /// together with the other processes'.
+    pub fn share(&self, shared: Arc<Shared>) {
+        let _ = self.shared.set(shared);
+    }
+
+    /// The limits and quotas shared with the other processes, if any.
+    #[must_use]
+    pub fn shared(&self) -> Option<&Arc<Shared>> {
+        self.shared.get()
     }
 
     /// A fresh limiter for the messages of one WebSocket connection.
@@ -93,7 +193,7 @@ impl Limiters {
         self.import.retain_recent();
         self.mail_requests.retain_recent();
         self.mail_per_account.retain_recent();
-        self.chat.forget_idle();
+        self.chat.retain_recent();
     }
 }
 
@@ -107,8 +207,10 @@ const GUESS_KEYS: usize = 200_000;
 /// [`GuessBudget::check`] only looks, and [`GuessBudget::spend`] is called on a failure.
 #[derive(Debug)]
 pub struct GuessBudget<K> {
+    name: &'static str,
     limit: RateLimit,
     spent: std::sync::Mutex<std::collections::HashMap<K, Spent>>,
+    shared: SharedCell,
 }
 
 /// Failures counted as of `since`.
@@ -138,14 +240,60 @@ impl Spent {
     }
 }
 
-impl<K: Clone + Eq + Hash> GuessBudget<K> {
-    /// A budget of `limit.burst` failures, one more each `limit.period`.
+impl<K: Clone + Eq + Hash + LimitKey> GuessBudget<K> {
+    /// A budget of `limit.burst` failures, one more each `limit.period`, this process's
+    /// own.
     #[must_use]
     pub fn new(limit: RateLimit) -> GuessBudget<K> {
+        GuessBudget::shared("guesses", limit, &SharedCell::default())
+    }
+
+    /// As [`GuessBudget::new`], kept in Redis (as `name`) once `shared` is set.
+    fn shared(name: &'static str, limit: RateLimit, shared: &SharedCell) -> GuessBudget<K> {
         GuessBudget {
+            name,
             limit,
             spent: std::sync::Mutex::new(std::collections::HashMap::new()),
+            shared: Arc::clone(shared),
         }
+    }
+
+    /// Asks Redis, when shared: `None` when it does not answer (or is not used).
+    async fn ask_shared(&self, key: &K, what: Bucket) -> Option<Option<std::time::Duration>> {
+        let shared = self.shared.get()?;
+        let name = key.limit_key();
+        shared
+            .bucket(self.name, &name, self.limit.burst, self.limit.period, what)
+            .await
+            .ok()
+    }
+
+    /// Whether `key` may try again (spends nothing).
+    ///
+    /// # Errors
+    /// `rate_limited`, with the time until the next failure is forgiven, when the
+    /// budget is spent.
+    pub async fn check(&self, key: &K) -> Result<(), ApiError> {
+        match self.ask_shared(key, Bucket::Look).await {
+            Some(None) => Ok(()),
+            Some(Some(wait)) => Err(ApiError::rate_limited(wait)),
+            None => self.check_here(key),
+        }
+    }
+
+    /// Counts a failure of `key`.
+    pub async fn spend(&self, key: K) {
+        if self.ask_shared(&key, Bucket::Spend).await.is_none() {
+            self.spend_here(key);
+        }
+    }
+
+    /// Forgets `key`'s failures (after a success).
+    pub async fn forget(&self, key: &K) {
+        if let Some(shared) = self.shared.get() {
+            let _ = shared.forget(self.name, &key.limit_key()).await;
+        }
+        self.spent().remove(key);
     }
 
     fn spent(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<K, Spent>> {
@@ -154,12 +302,8 @@ impl<K: Clone + Eq + Hash> GuessBudget<K> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Whether `key` may try again (spends nothing).
-    ///
-    /// # Errors
-    /// `rate_limited`, with the time until the next failure is forgiven, when the
-    /// budget is spent.
-    pub fn check(&self, key: &K) -> Result<(), ApiError> {
+    /// [`GuessBudget::check`] in this process's memory.
+    fn check_here(&self, key: &K) -> Result<(), ApiError> {
         let now = std::time::Instant::now();
         let spent = self.spent();
         match spent.get(key).map(|s| s.at(now, self.limit.period)) {
@@ -170,8 +314,8 @@ impl<K: Clone + Eq + Hash> GuessBudget<K> {
         }
     }
 
-    /// Counts a failure of `key`.
-    pub fn spend(&self, key: K) {
+    /// [`GuessBudget::spend`] in this process's memory.
+    fn spend_here(&self, key: K) {
         let now = std::time::Instant::now();
         let mut spent = self.spent();
         if spent.len() >= GUESS_KEYS && !spent.contains_key(&key) {
@@ -188,11 +332,6 @@ impl<K: Clone + Eq + Hash> GuessBudget<K> {
         let mut current = entry.at(now, self.limit.period);
         current.count = current.count.saturating_add(1);
         *entry = current;
-    }
-
-    /// Forgets `key`'s failures (after a success).
-    pub fn forget(&self, key: &K) {
-        self.spent().remove(key);
     }
 
     /// Forgets keys whose failures are all forgiven.
@@ -506,22 +645,22 @@ mod tests {
         assert!(check_same_origin(&headers(&[("host", "x")]), &local).is_ok());
     }
 
-    #[test]
-    fn a_guess_budget_is_spent_by_failures_only_and_per_key() {
+    #[tokio::test]
+    async fn a_guess_budget_is_spent_by_failures_only_and_per_key() {
         let budget = GuessBudget::new(RateLimit::new(3, std::time::Duration::from_secs(60)));
         let (a, b) = ("a".to_owned(), "b".to_owned());
         for _ in 0..10 {
-            assert!(budget.check(&a).is_ok(), "asking spends nothing");
+            assert!(budget.check(&a).await.is_ok(), "asking spends nothing");
         }
         for _ in 0..3 {
-            budget.spend(a.clone());
+            budget.spend(a.clone()).await;
         }
-        let error = budget.check(&a).unwrap_err();
+        let error = budget.check(&a).await.unwrap_err();
         assert_eq!(error.code, ErrorCode::RateLimited);
         assert!(error.retry_after.unwrap().as_secs() >= 59);
-        assert!(budget.check(&b).is_ok(), "another key is not touched");
-        budget.forget(&a);
-        assert!(budget.check(&a).is_ok());
+        assert!(budget.check(&b).await.is_ok(), "another key is not touched");
+        budget.forget(&a).await;
+        assert!(budget.check(&a).await.is_ok());
         budget.retain_recent();
     }
 

@@ -13,7 +13,7 @@ use crate::auth::{
     new_token, set_cookie, token_hash, verify_password,
 };
 use crate::error::{ApiError, ErrorCode};
-use crate::security::{ClientIp, check};
+use crate::security::ClientIp;
 use crate::state::AppState;
 use crate::store::{User, now_ms};
 
@@ -70,7 +70,7 @@ pub async fn sign_up(
     viewer: Viewer,
     ApiJson(body): ApiJson<Credentials>,
 ) -> Result<Response, ApiError> {
-    check(&state.limiters.sign_up, &ip)?;
+    state.limiters.sign_up.check(&ip).await?;
     let username = Username::parse(&body.username)
         .map_err(|e| ApiError::new(ErrorCode::InvalidUsername, e.to_string()))?;
     body.password.check_new(username.as_str())?;
@@ -122,10 +122,10 @@ pub async fn sign_in(
     // Every attempt from an address counts against it (each costs a password hash);
     // wrong ones also spend that account's budget at that address only. Nothing another
     // address does can refuse the owner's right password.
-    check(&state.limiters.sign_in, &ip)?;
+    state.limiters.sign_in.check(&ip).await?;
     let account_key: String = body.username.to_lowercase().chars().take(64).collect();
     let guesser = (account_key, ip);
-    state.limiters.wrong_passwords.check(&guesser)?;
+    state.limiters.wrong_passwords.check(&guesser).await?;
     let found = state.store.user_with_password(&body.username).await?;
     let (user, hash) = match found {
         Some((user, hash)) => (Some(user), Some(hash)),
@@ -134,13 +134,13 @@ pub async fn sign_in(
     let matches = verify_password(&state, body.password, hash).await?;
     let Some(user) = user.filter(|_| matches) else {
         tracing::info!(username = %guesser.0, "sign-in refused");
-        state.limiters.wrong_passwords.spend(guesser);
+        state.limiters.wrong_passwords.spend(guesser).await;
         return Err(ApiError::new(
             ErrorCode::InvalidCredentials,
             "wrong username or password",
         ));
     };
-    state.limiters.wrong_passwords.forget(&guesser);
+    state.limiters.wrong_passwords.forget(&guesser).await;
     let cookie = start_session(&state, &user).await?;
     tracing::info!(user = %user.username, "signed in");
     let body = SignedIn {
@@ -189,16 +189,16 @@ pub async fn change_password(
     ApiJson(body): ApiJson<PasswordChange>,
 ) -> Result<Response, ApiError> {
     let (user, session_hash) = viewer.user()?;
-    check(&state.limiters.sign_in, &ip)?;
+    state.limiters.sign_in.check(&ip).await?;
     let guesser = (user.username.to_lowercase(), ip);
-    state.limiters.wrong_passwords.check(&guesser)?;
+    state.limiters.wrong_passwords.check(&guesser).await?;
     let hash = state
         .store
         .user_by_id_with_password(&user.id)
         .await?
         .map(|(_, hash)| hash);
     if !verify_password(&state, body.current_password, hash).await? {
-        state.limiters.wrong_passwords.spend(guesser);
+        state.limiters.wrong_passwords.spend(guesser).await;
         return Err(ApiError::new(
             ErrorCode::InvalidCredentials,
             "the current password is wrong",
@@ -247,7 +247,7 @@ pub async fn guest(
         Viewer::Guest(guest) => return Ok(json_with(StatusCode::OK, &WhoAmI::guest(guest))),
         Viewer::Anonymous => {}
     }
-    check(&state.limiters.guest, &ip)?;
+    state.limiters.guest.check(&ip).await?;
     let token = new_token();
     let guest = state
         .store

@@ -16,7 +16,7 @@ use super::views::GameSummary;
 use super::{ApiJson, ApiPath, json_with};
 use crate::error::{ApiError, ErrorCode};
 use crate::live;
-use crate::security::{ClientIp, check};
+use crate::security::ClientIp;
 use crate::state::AppState;
 use crate::store::{
     ArchiveFilter, ArchivedGame, GameRecord, ImportedGame, PlayerRef, StoredMove, now_ms,
@@ -511,7 +511,7 @@ pub async fn import(
     query: Result<Query<ImportQuery>, QueryRejection>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    check(&state.limiters.import, &ip)?;
+    state.limiters.import.check(&ip).await?;
     let Query(query) = query.map_err(|rejection| bad_request(rejection.body_text()))?;
     let content_type = request
         .headers()

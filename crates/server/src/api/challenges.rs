@@ -15,7 +15,7 @@ use super::{ApiJson, ApiPath, json_with};
 use crate::auth::Viewer;
 use crate::error::{ApiError, ErrorCode};
 use crate::live::{self, Ident, challenges::ChallengeError};
-use crate::security::{ClientIp, check};
+use crate::security::ClientIp;
 use crate::state::AppState;
 use crate::store::{ChallengeSide, NewChallenge};
 
@@ -127,7 +127,7 @@ pub async fn accept(
     viewer: Viewer,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    check(&state.limiters.challenge, &ip)?;
+    state.limiters.challenge.check(&ip).await?;
     if state.store.challenge(&id).await?.is_none() {
         return Err(ApiError::not_found("no such challenge"));
     }

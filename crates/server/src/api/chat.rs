@@ -98,7 +98,7 @@ pub async fn report(
             .lobby_message(&message_id)
             .await?
             .ok_or_else(unknown)?;
-        if !state.limiters.chat.take(&reporter) {
+        if !state.limiters.chat.take(&reporter).await {
             return Err(ApiError::rate_limited(chat::REFILL));
         }
         let first = state
@@ -120,7 +120,7 @@ pub async fn report(
     if !room.readable_by(ident.side_in(&record), over) {
         return Err(unknown());
     }
-    if !state.limiters.chat.take(&reporter) {
+    if !state.limiters.chat.take(&reporter).await {
         return Err(ApiError::rate_limited(chat::REFILL));
     }
     let first = state

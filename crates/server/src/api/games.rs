@@ -15,7 +15,7 @@ use super::{ApiJson, ApiPath, json_with};
 use crate::auth::{GUEST_COOKIE, GUEST_COOKIE_SECS, Viewer, new_token, set_cookie, token_hash};
 use crate::error::{ApiError, ErrorCode};
 use crate::live::{self, ClientMessage, Ident, LiveGame, Refusal, SocketError};
-use crate::security::{ClientIp, check};
+use crate::security::ClientIp;
 use crate::state::AppState;
 use crate::store::{Seat, now_ms};
 
@@ -31,7 +31,7 @@ pub(super) async fn new_seat(
     ip: std::net::IpAddr,
     time_control_text: &str,
 ) -> Result<(TimeControl, Seat, Ident, Option<(HeaderName, HeaderValue)>), ApiError> {
-    check(&state.limiters.challenge, &ip)?;
+    state.limiters.challenge.check(&ip).await?;
     let control = time_control(time_control_text)?;
     let (seat, ident, cookie) = player_seat(state, viewer, ip).await?;
     Ok((control, seat, ident, cookie))
@@ -48,7 +48,7 @@ pub(super) async fn player_seat(
         Viewer::User { user, .. } => Ok((Seat::User(user.id.clone()), Ident::from(viewer), None)),
         Viewer::Guest(guest) => Ok((Seat::Guest(guest.id.clone()), Ident::from(viewer), None)),
         Viewer::Anonymous => {
-            check(&state.limiters.guest, &ip)?;
+            state.limiters.guest.check(&ip).await?;
             let token = new_token();
             let guest = state
                 .store
@@ -203,9 +203,8 @@ pub async fn create(
     }
     let ai_slot = match opponent {
         Seat::Ai(_) => Some(
-            state
-                .ai
-                .reserve_game(&live::Asker::new(&ident, Some(ip)))
+            live::ai::reserve_game(&state, &live::Asker::new(&ident, Some(ip)))
+                .await
                 .map_err(|quota| ApiError::new(ErrorCode::RateLimited, quota.to_string()))?,
         ),
         _ => None,
@@ -316,7 +315,7 @@ pub async fn join(
     viewer: Viewer,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    check(&state.limiters.challenge, &ip)?;
+    state.limiters.challenge.check(&ip).await?;
     let handle = live::reach(&state, &id).await?.ok_or_else(|| {
         ApiError::new(ErrorCode::Conflict, "this game can no longer be joined")
             .because("not_joinable")
@@ -348,7 +347,7 @@ pub async fn rematch(
     // A rematch against the AI is counted once, by the game's owner, against the address
     // that made the game (as over the socket); any other rematch here.
     if state.ai.address_of(&id).is_none() {
-        check(&state.limiters.challenge, &ip)?;
+        state.limiters.challenge.check(&ip).await?;
     }
     let handle = live::reach(&state, &id).await?.ok_or_else(|| {
         ApiError::new(

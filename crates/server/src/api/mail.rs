@@ -17,7 +17,7 @@ use super::{ApiJson, json_with};
 use crate::auth::{Password, Viewer, hash_password, new_token, token_hash, verify_password};
 use crate::error::{ApiError, ErrorCode};
 use crate::mail::{Mailer, Outgoing, messages, parse_address};
-use crate::security::{ClientIp, check};
+use crate::security::ClientIp;
 use crate::state::AppState;
 use crate::store::{MailSettings, StoreError, TokenPurpose, User, now_ms};
 
@@ -156,16 +156,16 @@ async fn check_password(
     user: &User,
     password: Password,
 ) -> Result<(), ApiError> {
-    check(&state.limiters.sign_in, &ip)?;
+    state.limiters.sign_in.check(&ip).await?;
     let guesser = (user.username.to_lowercase(), ip);
-    state.limiters.wrong_passwords.check(&guesser)?;
+    state.limiters.wrong_passwords.check(&guesser).await?;
     let hash = state
         .store
         .user_by_id_with_password(&user.id)
         .await?
         .map(|(_, hash)| hash);
     if !verify_password(state, password, hash).await? {
-        state.limiters.wrong_passwords.spend(guesser);
+        state.limiters.wrong_passwords.spend(guesser).await;
         return Err(ApiError::new(
             ErrorCode::InvalidCredentials,
             "the password is wrong",
@@ -223,7 +223,7 @@ pub async fn set_address(
 ) -> Result<Response, ApiError> {
     let (user, _) = viewer.user()?;
     let mailer = mailer(&state)?;
-    check(&state.limiters.mail_requests, &ip)?;
+    state.limiters.mail_requests.check(&ip).await?;
     let address = parse_address(&body.address)
         .map_err(|why| ApiError::new(ErrorCode::InvalidAddress, why))?;
     check_password(&state, ip, user, body.password).await?;
@@ -236,7 +236,7 @@ pub async fn set_address(
         // Already this account's, confirmed: nothing to send.
         return Ok(json_with(StatusCode::OK, &settings_of(&state, user).await?));
     }
-    check(&state.limiters.mail_per_account, &user.id)?;
+    state.limiters.mail_per_account.check(&user.id).await?;
     let token = new_token();
     let now = now_ms();
     state
@@ -318,7 +318,7 @@ pub async fn request_reset(
     ApiJson(body): ApiJson<ResetRequest>,
 ) -> Result<Response, ApiError> {
     mailer(&state)?;
-    check(&state.limiters.mail_requests, &ip)?;
+    state.limiters.mail_requests.check(&ip).await?;
     let login = body.login.trim();
     if login.is_empty() || login.chars().count() > crate::mail::ADDRESS_MAX {
         return Err(ApiError::new(
@@ -367,7 +367,13 @@ async fn send_reset_link(state: &AppState, login: &str) -> Result<(), StoreError
     let Some((user, email)) = found else {
         return Ok(());
     };
-    if check(&state.limiters.mail_per_account, &user.id).is_err() {
+    if state
+        .limiters
+        .mail_per_account
+        .check(&user.id)
+        .await
+        .is_err()
+    {
         tracing::info!(user = %user.username, "reset link not sent: too many lately");
         return Ok(());
     }
@@ -409,7 +415,7 @@ pub async fn reset(
 ) -> Result<Response, ApiError> {
     let hash = token_from(&body.token)?;
     // Hashing costs: counted like a sign-in.
-    check(&state.limiters.sign_in, &ip)?;
+    state.limiters.sign_in.check(&ip).await?;
     let user = state
         .store
         .mail_token_user(&hash, TokenPurpose::Reset, now_ms())

@@ -32,6 +32,7 @@ use tokio::sync::mpsc;
 
 use super::{Command, Ident, Refusal, SocketError};
 use crate::config::AiQuotas;
+use crate::shared::Hold;
 use crate::state::AppState;
 use crate::store::{GameRecord, SeatRecord};
 
@@ -67,6 +68,17 @@ pub enum AiKey {
     Guest(String),
     /// A client address.
     Addr(IpAddr),
+}
+
+impl AiKey {
+    /// Its name in the shared quotas.
+    fn identity(&self) -> String {
+        match self {
+            AiKey::User(id) => format!("u:{id}"),
+            AiKey::Guest(id) => format!("g:{id}"),
+            AiKey::Addr(addr) => format!("a:{addr}"),
+        }
+    }
 }
 
 /// Who asks for the AI's work: every identity it counts against.
@@ -158,6 +170,8 @@ struct AiGame {
     asker: Asker,
     /// Whether it still counts against its asker's quota (until it ends).
     active: bool,
+    /// Its count in the quotas shared with the other processes, while active.
+    hold: Option<Hold>,
     /// Its search, waiting or running.
     search: Option<Ticket>,
     /// The longest wait of its moves.
@@ -404,11 +418,14 @@ impl Drop for Ticket {
 pub struct GameSlot {
     inner: Arc<Inner>,
     id: u64,
+    /// Its count in the quotas shared with the other processes.
+    hold: Option<Hold>,
 }
 
 impl GameSlot {
     /// The new game `game_id` holds the slot until it ends.
-    pub fn bind(self, game_id: &str) {
+    pub fn bind(mut self, game_id: &str) {
+        let hold = self.hold.take();
         let mut state = self.inner.lock();
         if let Some(asker) = state.reserved.remove(&self.id) {
             // The game's owner may have asked for the AI's first move already.
@@ -418,11 +435,13 @@ impl GameSlot {
                 .or_insert_with(|| AiGame {
                     asker: asker.clone(),
                     active: false,
+                    hold: None,
                     search: None,
                     worst_wait: MoveWait::default(),
                 });
             game.asker = asker;
             game.active = true;
+            game.hold = hold;
         }
     }
 }
@@ -536,21 +555,19 @@ impl AiPool {
         Ok(GameSlot {
             inner: Arc::clone(&self.inner),
             id,
+            hold: None,
         })
     }
 
-    /// Counts the rematch of `record` (an AI game) against whoever asked for that game.
-    ///
-    /// # Errors
-    /// As [`AiPool::reserve_game`].
-    pub fn reserve_rematch(&self, record: &GameRecord) -> Result<GameSlot, QuotaError> {
-        let asker = self
-            .inner
+    /// Whoever asked for game `record` (an AI game), whose quota its rematch counts
+    /// against.
+    #[must_use]
+    pub fn asker_of(&self, record: &GameRecord) -> Asker {
+        self.inner
             .lock()
             .games
             .get(&record.id)
-            .map_or_else(|| Asker::of_record(record), |g| g.asker.clone());
-        self.reserve_game(&asker)
+            .map_or_else(|| Asker::of_record(record), |g| g.asker.clone())
     }
 
     /// The client address that asked for game `id`, if known.
@@ -573,12 +590,13 @@ impl AiPool {
                 return;
             };
             let search = game.search.take();
+            let hold = game.hold.take();
             if game.active {
                 game.active = false;
                 let asker = game.asker.clone();
                 state.release_game(&asker);
             }
-            search
+            (search, hold)
         };
         drop(search);
     }
@@ -631,6 +649,7 @@ impl AiPool {
         &self,
         work: Work,
         asker: Asker,
+        hold: Option<Hold>,
         run: impl FnOnce(&AtomicBool) + Send + 'static,
     ) -> Result<Ticket, QuotaError> {
         let quotas = self.inner.quotas;
@@ -663,7 +682,11 @@ impl AiPool {
         } else {
             work
         };
-        Ok(self.submit(work, asker, None, run))
+        // The shared count goes when the job ends, or leaves the queue unrun.
+        Ok(self.submit(work, asker, None, move |stop| {
+            let _hold = hold;
+            run(stop);
+        }))
     }
 
     /// Searches `game` (game `record`'s position at revision `rev`) at `level` (1-6) and
@@ -689,6 +712,7 @@ impl AiPool {
                 AiGame {
                     asker: Asker::of_record(record),
                     active: false,
+                    hold: None,
                     search: None,
                     worst_wait: MoveWait::default(),
                 }
@@ -721,12 +745,12 @@ impl AiPool {
 ///
 /// # Errors
 /// `rate_limited` when either is spent.
-pub(crate) fn rematch_slot(
+pub(crate) async fn rematch_slot(
     state: &AppState,
     record: &GameRecord,
 ) -> Result<Option<GameSlot>, Refusal> {
     if let Some(addr) = state.ai.address_of(&record.id)
-        && crate::security::check(&state.limiters.challenge, &addr).is_err()
+        && !state.limiters.challenge.take(&addr).await
     {
         return Err(Refusal::new(
             SocketError::RateLimited,
@@ -736,11 +760,60 @@ pub(crate) fn rematch_slot(
     if record.first.ai_level.is_none() && record.second.ai_level.is_none() {
         return Ok(None);
     }
-    state
-        .ai
-        .reserve_rematch(record)
+    reserve_game(state, &state.ai.asker_of(record))
+        .await
         .map(Some)
         .map_err(|quota| Refusal::new(SocketError::RateLimited, quota.to_string()))
+}
+
+/// Counts a game against the AI for `asker`, before it is created, in this process's
+/// pool and in the quotas shared with the other processes.
+///
+/// # Errors
+/// [`QuotaError::Games`] when one of its identities plays its most AI games.
+pub(crate) async fn reserve_game(state: &AppState, asker: &Asker) -> Result<GameSlot, QuotaError> {
+    let mut slot = state.ai.reserve_game(asker)?;
+    slot.hold = hold(state, Work::Move, asker).await?;
+    Ok(slot)
+}
+
+/// Counts one of `work` (a game for [`Work::Move`]) for `asker` in the quotas shared with
+/// the other processes: `None` when there are none, or Redis does not answer (the
+/// process's own pool still counts it).
+///
+/// # Errors
+/// When one of the asker's identities holds its most of that work.
+pub(crate) async fn hold(
+    state: &AppState,
+    work: Work,
+    asker: &Asker,
+) -> Result<Option<Hold>, QuotaError> {
+    let Some(shared) = state.limiters.shared() else {
+        return Ok(None);
+    };
+    let quotas = state.ai.quotas();
+    let (name, cap, refusal) = match work {
+        Work::Move => ("games", quotas.games, QuotaError::Games(quotas.games)),
+        Work::Analysis => (
+            "analyses",
+            quotas.analyses,
+            QuotaError::Analyses(quotas.analyses),
+        ),
+        Work::Review => (
+            "reviews",
+            quotas.reviews,
+            QuotaError::Reviews(quotas.reviews),
+        ),
+    };
+    let identities: Vec<String> = asker.keys.iter().map(AiKey::identity).collect();
+    if identities.is_empty() {
+        return Ok(None);
+    }
+    match shared.acquire(name, &identities, cap).await {
+        Ok(Some(hold)) => Ok(Some(hold)),
+        Ok(None) => Err(refusal),
+        Err(_) => Ok(None),
+    }
 }
 
 /// How long the AI may think: by its clock in Fischer games (never more than
@@ -923,7 +996,7 @@ mod tests {
         }
         let (job, release) = held_job("flood-analysis", &started_tx);
         tickets.push(
-            pool.submit_analysis(Work::Analysis, asker("flooder"), job)
+            pool.submit_analysis(Work::Analysis, asker("flooder"), None, job)
                 .unwrap(),
         );
         releases.push(release);
@@ -989,8 +1062,12 @@ mod tests {
         let (started_tx, started) = std_mpsc::channel();
         let (a, _ra) = held_job("analysis-a", &started_tx);
         let (b, _rb) = held_job("analysis-b", &started_tx);
-        let _ta = pool.submit_analysis(Work::Analysis, asker("a"), a).unwrap();
-        let _tb = pool.submit_analysis(Work::Analysis, asker("b"), b).unwrap();
+        let _ta = pool
+            .submit_analysis(Work::Analysis, asker("a"), None, a)
+            .unwrap();
+        let _tb = pool
+            .submit_analysis(Work::Analysis, asker("b"), None, b)
+            .unwrap();
         wait_until(&pool, |s| s.running == 1 && s.waiting == 1);
         let (mv, _rm) = held_job("move", &started_tx);
         let _tm = pool.submit(Work::Move, asker("c"), None, mv);
@@ -1007,10 +1084,14 @@ mod tests {
         let (a, _ra) = held_job("a", &started_tx);
         let (b, _rb) = held_job("b", &started_tx);
         let (c, _rc) = held_job("c", &started_tx);
-        let first = pool.submit_analysis(Work::Analysis, asker("x"), a).unwrap();
-        let _second = pool.submit_analysis(Work::Analysis, asker("x"), b).unwrap();
+        let first = pool
+            .submit_analysis(Work::Analysis, asker("x"), None, a)
+            .unwrap();
+        let _second = pool
+            .submit_analysis(Work::Analysis, asker("x"), None, b)
+            .unwrap();
         assert_eq!(
-            pool.submit_analysis(Work::Analysis, asker("x"), c)
+            pool.submit_analysis(Work::Analysis, asker("x"), None, c)
                 .unwrap_err(),
             QuotaError::Analyses(2)
         );
@@ -1019,7 +1100,10 @@ mod tests {
         drop(first);
         wait_until(&pool, |s| s.running == 1 && s.waiting == 0);
         let (c, _rc) = held_job("c", &started_tx);
-        assert!(pool.submit_analysis(Work::Analysis, asker("x"), c).is_ok());
+        assert!(
+            pool.submit_analysis(Work::Analysis, asker("x"), None, c)
+                .is_ok()
+        );
 
         // The address counts too: another guest from the same address is refused.
         let addr: IpAddr = [192, 0, 2, 7].into();

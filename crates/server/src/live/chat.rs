@@ -9,12 +9,10 @@
 //! that room. The feed keeps the last [`HISTORY`] messages of each room for the sockets
 //! that open later.
 
-use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
 use game::Player;
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rustrict::CensorStr;
 use serde::{Deserialize, Serialize};
 
@@ -159,32 +157,9 @@ impl Author {
     }
 }
 
-/// The per-author rate limit of chat messages.
-#[derive(Debug)]
-pub struct ChatLimiter(DefaultKeyedRateLimiter<String>);
-
-impl Default for ChatLimiter {
-    fn default() -> ChatLimiter {
-        let burst = NonZeroU32::new(BURST).unwrap_or(NonZeroU32::MIN);
-        let quota = Quota::with_period(REFILL)
-            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
-            .allow_burst(burst);
-        ChatLimiter(RateLimiter::keyed(quota))
-    }
-}
-
-impl ChatLimiter {
-    /// Takes one message from `key`'s bucket; false when it is empty.
-    #[must_use]
-    pub fn take(&self, key: &str) -> bool {
-        self.0.check_key(&key.to_owned()).is_ok()
-    }
-
-    /// Forgets authors whose buckets are full again, so memory stays bounded.
-    pub fn forget_idle(&self) {
-        self.0.retain_recent();
-    }
-}
+/// The per-author rate limit of chat messages: [`BURST`] at once, one more each
+/// [`REFILL`].
+pub const LIMIT: crate::config::RateLimit = crate::config::RateLimit::new(BURST, REFILL);
 
 /// Why a chat message is refused: a word a client translates
 /// ([`ChatRefusal::word`]), sent as `reason` beside the English `message`.
@@ -395,7 +370,7 @@ pub(super) async fn admit(
     if let Some((why, problem)) = text_refusal(text) {
         return Err(why.refusal(problem));
     }
-    if !state.limiters.chat.take(key) {
+    if !state.limiters.chat.take(&key.to_owned()).await {
         return Err(ChatRefusal::TooMany.refusal(format!(
             "too many messages: at most {BURST} in {} seconds",
             u64::from(BURST) * REFILL.as_secs()
@@ -483,13 +458,17 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_chat_author_is_limited_to_a_burst() {
-        let limiter = ChatLimiter::default();
+    #[tokio::test]
+    async fn a_chat_author_is_limited_to_a_burst() {
+        let limiter = crate::security::Limiters::new(&crate::config::RateLimits::default()).chat;
+        let (a, b) = ("a".to_owned(), "b".to_owned());
         for _ in 0..BURST {
-            assert!(limiter.take("a"));
+            assert!(limiter.take(&a).await);
         }
-        assert!(!limiter.take("a"));
-        assert!(limiter.take("b"), "another author has their own bucket");
+        assert!(!limiter.take(&a).await);
+        assert!(
+            limiter.take(&b).await,
+            "another author has their own bucket"
+        );
     }
 }

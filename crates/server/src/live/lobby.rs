@@ -64,7 +64,11 @@ enum Shared {
     },
     Enter(Ident),
     Leave(Ident),
-    /// A process started: the others tell it their games.
+    /// Everyone with a lobby socket open on the sending process, and how many (it
+    /// replaces what that process said before).
+    Present(Vec<(Ident, usize)>),
+    /// A process started, or its connection came back: the others tell it their games
+    /// and who is present on them.
     Hello,
 }
 
@@ -99,8 +103,50 @@ struct State {
     last_flush: Option<tokio::time::Instant>,
     /// The snapshot of `version`, once serialised.
     snapshot: Option<Arc<str>>,
-    /// Lobby sockets open, per person (user or guest id).
+    /// Lobby sockets open, per person (user or guest id), on every process.
     present: HashMap<String, usize>,
+    /// Those open on this process.
+    here: HashMap<String, (Ident, usize)>,
+    /// Those open on each other process (by its token), as it said.
+    elsewhere: HashMap<String, HashMap<String, (Ident, usize)>>,
+}
+
+/// Counts one more socket of `who` in `people`.
+fn count_in(people: &mut HashMap<String, (Ident, usize)>, who: &Ident) {
+    if let Some(key) = who.key() {
+        people
+            .entry(key.to_owned())
+            .or_insert_with(|| (who.clone(), 0))
+            .1 += 1;
+    }
+}
+
+/// Counts one socket fewer of `who` in `people`.
+fn uncount_in(people: &mut HashMap<String, (Ident, usize)>, who: &Ident) {
+    if let Some(key) = who.key()
+        && let Some(entry) = people.get_mut(key)
+    {
+        entry.1 = entry.1.saturating_sub(1);
+        if entry.1 == 0 {
+            people.remove(key);
+        }
+    }
+}
+
+impl State {
+    /// `count` sockets of `key` fewer; true when they were the last.
+    fn absent(&mut self, key: &str, count: usize) -> bool {
+        let Some(present) = self.present.get_mut(key) else {
+            return false;
+        };
+        *present = present.saturating_sub(count);
+        if *present == 0 {
+            self.present.remove(key);
+            true
+        } else {
+            false
+        }
+    }
 }
 
 impl Lobby {
@@ -259,17 +305,42 @@ impl Lobby {
     /// A lobby socket of `who` closed; true when it was their last.
     fn apply_leave(&self, who: &Ident) -> bool {
         let Some(key) = who.key() else { return false };
+        lock(&self.inner).absent(key, 1)
+    }
+
+    /// Process `from` says who is present on it (all of them): replaces what it said
+    /// before. Returns those no longer present anywhere.
+    fn apply_present(&self, from: &str, people: Vec<(Ident, usize)>) -> Vec<Ident> {
         let mut state = lock(&self.inner);
-        let Some(count) = state.present.get_mut(key) else {
-            return false;
-        };
-        *count -= 1;
-        if *count == 0 {
-            state.present.remove(key);
-            true
-        } else {
-            false
+        let before = state.elsewhere.remove(from).unwrap_or_default();
+        let now: HashMap<String, (Ident, usize)> = people
+            .into_iter()
+            .filter(|(_, count)| *count > 0)
+            .filter_map(|(who, count)| Some((who.key()?.to_owned(), (who, count))))
+            .collect();
+        for (key, (_, count)) in &now {
+            *state.present.entry(key.clone()).or_default() += count;
         }
+        let gone = before
+            .into_iter()
+            .filter_map(|(key, (who, count))| state.absent(&key, count).then_some(who))
+            .collect();
+        if !now.is_empty() {
+            state.elsewhere.insert(from.to_owned(), now);
+        }
+        gone
+    }
+
+    /// The other processes that have lobby sockets open, as they said.
+    #[must_use]
+    pub fn present_elsewhere(&self) -> Vec<String> {
+        lock(&self.inner).elsewhere.keys().cloned().collect()
+    }
+
+    /// Process `token` has gone (without saying): its lobby sockets no longer count.
+    /// Returns those no longer present anywhere.
+    pub fn forget_process(&self, token: &str) -> Vec<Ident> {
+        self.apply_present(token, Vec::new())
     }
 
     /// Whether `who` has a lobby socket open.
@@ -317,12 +388,14 @@ impl Lobby {
     /// A lobby socket of `who` opened.
     pub fn enter(&self, who: &Ident) {
         self.share(|| Shared::Enter(who.clone()));
+        count_in(&mut lock(&self.inner).here, who);
         self.apply_enter(who);
     }
 
     /// A lobby socket of `who` closed; true when it was their last (on any process).
     pub fn leave(&self, who: &Ident) -> bool {
         self.share(|| Shared::Leave(who.clone()));
+        uncount_in(&mut lock(&self.inner).here, who);
         self.apply_leave(who)
     }
 
@@ -347,18 +420,22 @@ impl Lobby {
     /// Applies a change another process published on the lobby's channel; `mine` lists
     /// the games this process owns (to tell a process that says hello). Its own
     /// messages come back too, and are skipped.
-    pub fn apply_shared(&self, payload: &[u8], mine: impl FnOnce() -> Vec<String>) {
-        let Some(bus) = self.bus.get() else { return };
+    /// Returns the people no longer present anywhere (whose challenges may go).
+    pub fn apply_shared(&self, payload: &[u8], mine: impl FnOnce() -> Vec<String>) -> Vec<Ident> {
+        let Some(bus) = self.bus.get() else {
+            return Vec::new();
+        };
         let message = match serde_json::from_slice::<SharedMessage>(payload) {
             Ok(message) => message,
             Err(error) => {
                 tracing::warn!(%error, "an unreadable lobby change on the bus");
-                return;
+                return Vec::new();
             }
         };
         if message.from == bus.token() {
-            return;
+            return Vec::new();
         }
+        let from = message.from;
         match message.event {
             Shared::GameChanged(game) => self.apply_game_changed(game),
             Shared::GameRemoved(id) => self.apply_game_removed(&id),
@@ -369,10 +446,19 @@ impl Lobby {
                 challenge,
                 game,
             } => self.apply_tell_accepted(poster, &challenge, &game),
-            Shared::Enter(who) => self.apply_enter(&who),
-            Shared::Leave(who) => {
-                self.apply_leave(&who);
+            Shared::Enter(who) => {
+                count_in(lock(&self.inner).elsewhere.entry(from).or_default(), &who);
+                self.apply_enter(&who);
             }
+            Shared::Leave(who) => {
+                if let Some(people) = lock(&self.inner).elsewhere.get_mut(&from) {
+                    uncount_in(people, &who);
+                }
+                if self.apply_leave(&who) {
+                    return vec![who];
+                }
+            }
+            Shared::Present(people) => return self.apply_present(&from, people),
             Shared::Hello => {
                 // A process has started: it learns the games this one owns.
                 let games: Vec<LiveGame> = {
@@ -385,13 +471,23 @@ impl Lobby {
                 for game in games {
                     self.share(|| Shared::GameChanged(game));
                 }
+                self.share_presence();
             }
         }
+        Vec::new()
     }
 
-    /// Asks the other processes for the games they own (at start).
+    /// Tells the other processes who is present here.
+    fn share_presence(&self) {
+        let people: Vec<(Ident, usize)> = lock(&self.inner).here.values().cloned().collect();
+        self.share(|| Shared::Present(people));
+    }
+
+    /// Asks the other processes for the games they own and who is present on them, and
+    /// tells them who is present here (at start, and when the bus is back).
     pub fn say_hello(&self) {
         self.share(|| Shared::Hello);
+        self.share_presence();
     }
 
     /// Makes sure a change message goes out within [`FLUSH_EVERY`].

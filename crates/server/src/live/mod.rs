@@ -9,7 +9,7 @@
 //! when the turn began), giving the running clock back the time the server was down
 //! (from its last heartbeat: [`lifecycle`]), so the downtime is charged to nobody.
 
-mod ai;
+pub(crate) mod ai;
 pub mod challenges;
 pub mod chat;
 pub mod conditional;

@@ -1300,7 +1300,7 @@ impl Owner {
             return Err(Refusal::not_allowed("seat_empty", "a seat is empty"));
         };
         // A rematch is a new game: it counts against the creation limits.
-        let slot = super::ai::rematch_slot(&self.state, &self.record)?;
+        let slot = super::ai::rematch_slot(&self.state, &self.record).await?;
         let control = self
             .record
             .time_control

@@ -711,6 +711,23 @@ fn finish<T>(
 ///
 /// # Errors
 /// When Redis fails.
+/// How often a process checks that the others whose lobby sockets it counts still live.
+const PRESENCE_CHECK: Duration = Duration::from_secs(5);
+
+/// Forgets the lobby sockets of processes that have died (no longer subscribed to their
+/// own channel): their people are absent, and their challenges go after the grace period
+/// unless they come back on another process.
+async fn forget_dead_processes(state: &AppState, bus: &Bus) {
+    for token in state.live.lobby().present_elsewhere() {
+        if let Ok(false) = bus.is_alive(&token).await {
+            tracing::info!(process = %token, "a process has gone: its lobby sockets no longer count");
+            for who in state.live.lobby().forget_process(&token) {
+                crate::live::poster_left(state, who);
+            }
+        }
+    }
+}
+
 pub(crate) async fn share_lobby(state: &AppState, bus: &Arc<Bus>) -> Result<(), BusError> {
     let lobby = state.live.lobby();
     lobby.share_on(Arc::clone(bus));
@@ -719,11 +736,22 @@ pub(crate) async fn share_lobby(state: &AppState, bus: &Arc<Bus>) -> Result<(), 
     let state = state.clone();
     let bus = Arc::clone(bus);
     tokio::spawn(async move {
+        let mut sweep = tokio::time::interval(PRESENCE_CHECK);
+        sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            while let Some(payload) = inbox.recv().await {
-                state.live.lobby().apply_shared(&payload, || {
-                    state.live.entries().into_iter().map(|(id, _)| id).collect()
-                });
+            loop {
+                tokio::select! {
+                    payload = inbox.recv() => {
+                        let Some(payload) = payload else { break };
+                        let gone = state.live.lobby().apply_shared(&payload, || {
+                            state.live.entries().into_iter().map(|(id, _)| id).collect()
+                        });
+                        for who in gone {
+                            crate::live::poster_left(&state, who);
+                        }
+                    }
+                    _ = sweep.tick() => forget_dead_processes(&state, &bus).await,
+                }
             }
             // The connection to Redis was lost: listen again once it is back, and learn
             // the others' games again.

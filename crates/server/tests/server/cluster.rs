@@ -585,3 +585,352 @@ async fn redis_gone_and_back() {
     assert_eq!(seats[1].seen.len(), 8);
     drop(redis);
 }
+
+/// A sign-in attempt through `client`'s process: the error code (`""` on success).
+async fn sign_in_code(client: &mut Client, name: &str, password: &str) -> String {
+    let reply = client.sign_in(name, password).await;
+    if reply.status.is_success() {
+        String::new()
+    } else {
+        reply.error_code()
+    }
+}
+
+/// A new game against the AI, asked of `process` with `guest`'s cookies.
+async fn new_ai_game(guest: &mut Client, process: &Process) -> common::Reply {
+    guest.base.clone_from(&process.base);
+    guest.origin = Some(process.base.clone());
+    let body = json!({"kind": "fetlar", "opponent": {"ai": 1}, "side": "second", "time_control": "untimed"});
+    guest.post("/api/games", body).await
+}
+
+/// Rate limits and AI quotas are the same on every process: a client that spreads its
+/// requests over two processes gets no more than from one, a quota freed on one process
+/// is free on the other, and without Redis each process limits alone (nobody refused for
+/// Redis's absence).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_and_ai_quotas_are_shared() {
+    let Some(db) = Database::fresh(common::Db::Postgres).await else {
+        return;
+    };
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let database = db.url.connection_string().to_owned();
+    let processes = [
+        Process::start(&database, &redis.url, "one"),
+        Process::start(&database, &redis.url, "two"),
+    ];
+    let mut on = [
+        Client::new(&processes[0].base),
+        Client::new(&processes[1].base),
+    ];
+    assert!(
+        on[0]
+            .sign_up("guarded", "right password")
+            .await
+            .status
+            .is_success()
+    );
+
+    // Wrong passwords from one address, alternating between the processes: the budget
+    // (10 sign-ins an address, 10 wrong guesses an account and address) is spent once.
+    let mut codes = Vec::new();
+    for attempt in 0..12 {
+        codes.push(sign_in_code(&mut on[attempt % 2], "guarded", "wrong password").await);
+    }
+    assert_eq!(
+        codes.iter().filter(|c| *c == "invalid_credentials").count(),
+        10,
+        "{codes:?}"
+    );
+    assert!(codes[10..].iter().all(|c| c == "rate_limited"), "{codes:?}");
+
+    // A guest's games against the AI (4 at once), created on either process.
+    let mut guest = Client::new(&processes[0].base);
+    let mut games = Vec::new();
+    for at in [0, 1, 0, 1] {
+        let reply = new_ai_game(&mut guest, &processes[at]).await;
+        assert!(reply.status.is_success(), "{}", reply.text);
+        games.push((at, reply.json()["id"].as_str().unwrap().to_owned()));
+    }
+    for at in [0, 1] {
+        let reply = new_ai_game(&mut guest, &processes[at]).await;
+        assert_eq!(
+            reply.error_code(),
+            "rate_limited",
+            "a fifth game on process {at}"
+        );
+    }
+
+    // Resigning one (on the process that does not own it) frees its place everywhere.
+    let (owner, id) = games[0].clone();
+    let other = 1 - owner;
+    let mut socket = Socket::try_open_path(
+        processes[other].addr(),
+        &processes[other].base,
+        &guest,
+        &format!("/ws/game/{id}"),
+    )
+    .await
+    .unwrap();
+    socket.send(json!({"t": "hello", "rev": 0})).await;
+    read_until(&mut socket, "state").await.expect("a state");
+    socket.send(json!({"t": "resign"})).await;
+    let started = Instant::now();
+    loop {
+        let reply = new_ai_game(&mut guest, &processes[other]).await;
+        if reply.status.is_success() {
+            break;
+        }
+        assert_eq!(reply.error_code(), "rate_limited");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the resigned game's place comes back"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Without Redis each process limits alone, and answers at once.
+    drop(redis);
+    let started = Instant::now();
+    assert_eq!(
+        sign_in_code(&mut on[1], "guarded", "right password").await,
+        "",
+        "the right password, though the shared buckets of this address are spent"
+    );
+    eprintln!(
+        "cluster: signed in without Redis in {:?}",
+        started.elapsed()
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// The shared buckets and holdings themselves, on a real Redis, as two processes see
+/// them: one bucket whoever takes from it; `look` spends nothing, `spend` spends past
+/// empty; holdings bounded across processes, given back when dropped, kept while renewed,
+/// and those of a process that stopped renewing (one that died) lapse.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_buckets_and_holdings_on_redis() {
+    use server::shared::{Bucket, Shared};
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let client = redis::Client::open(redis.url.as_str()).unwrap();
+    let connect = || async { client.get_connection_manager().await.unwrap() };
+    let hold_for = Duration::from_millis(900);
+    let one = Shared::start_holding(connect().await, "one", hold_for);
+    let two = Shared::start_holding(connect().await, "two", hold_for);
+    let minute = Duration::from_secs(60);
+
+    // A burst of 3 a minute, taken from either process.
+    for process in [&one, &two, &one] {
+        assert_eq!(
+            process
+                .bucket("t", "k", 3, minute, Bucket::Take)
+                .await
+                .unwrap(),
+            None
+        );
+    }
+    let wait = two.bucket("t", "k", 3, minute, Bucket::Take).await.unwrap();
+    assert!(
+        wait.is_some_and(|w| w > Duration::from_secs(55) && w <= minute),
+        "{wait:?}"
+    );
+    assert_eq!(
+        one.bucket("t", "other", 3, minute, Bucket::Take)
+            .await
+            .unwrap(),
+        None
+    );
+    // Looking spends nothing; spending counts past empty; forgetting fills it again.
+    for _ in 0..5 {
+        assert_eq!(
+            one.bucket("t", "g", 2, minute, Bucket::Look).await.unwrap(),
+            None
+        );
+    }
+    for _ in 0..3 {
+        one.bucket("t", "g", 2, minute, Bucket::Spend)
+            .await
+            .unwrap();
+    }
+    let wait = two.bucket("t", "g", 2, minute, Bucket::Look).await.unwrap();
+    assert!(
+        wait.is_some_and(|w| w > minute),
+        "three spent of two: {wait:?}"
+    );
+    two.forget("t", "g").await.unwrap();
+    assert_eq!(
+        one.bucket("t", "g", 2, minute, Bucket::Look).await.unwrap(),
+        None
+    );
+    // A short period refills.
+    let short = Duration::from_millis(200);
+    assert_eq!(
+        one.bucket("t", "s", 1, short, Bucket::Take).await.unwrap(),
+        None
+    );
+    assert!(
+        two.bucket("t", "s", 1, short, Bucket::Take)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    tokio::time::sleep(short + Duration::from_millis(50)).await;
+    assert_eq!(
+        two.bucket("t", "s", 1, short, Bucket::Take).await.unwrap(),
+        None
+    );
+
+    // Two at once for an identity, across processes; a holding of several identities
+    // is refused if any one of them is full.
+    let who = ["u:alice".to_owned(), "a:192.0.2.1".to_owned()];
+    let first = one.acquire("games", &who, 2).await.unwrap().expect("first");
+    let second = two
+        .acquire("games", &who[..1], 2)
+        .await
+        .unwrap()
+        .expect("second");
+    assert!(one.acquire("games", &who, 2).await.unwrap().is_none());
+    assert!(
+        two.acquire("games", &who[1..], 2)
+            .await
+            .unwrap()
+            .is_some_and(|third| {
+                drop(third);
+                true
+            })
+    );
+    assert_eq!(one.holding("games", "u:alice").await.unwrap(), 2);
+    // Renewed, they outlast their time.
+    tokio::time::sleep(hold_for * 2).await;
+    assert_eq!(two.holding("games", "u:alice").await.unwrap(), 2);
+    // Dropped, one is given back at once.
+    drop(second);
+    let started = Instant::now();
+    while one.holding("games", "u:alice").await.unwrap() != 1 {
+        assert!(started.elapsed() < Duration::from_secs(5), "given back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A holding nobody renews (its process died) lapses, and no longer counts.
+    let mut raw = connect().await;
+    let _: () = redis::cmd("ZADD")
+        .arg("kt:ai:games:u:alice")
+        .arg(1)
+        .arg("dead:1")
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let again = two
+        .acquire("games", &who, 2)
+        .await
+        .unwrap()
+        .expect("the dead one lapsed");
+    assert!(one.acquire("games", &who, 2).await.unwrap().is_none());
+    drop((first, again));
+}
+
+/// The ids of the open challenges `client`'s process lists.
+async fn challenge_ids(client: &mut Client) -> Vec<String> {
+    let listed = client.get("/api/challenges").await.json();
+    listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Lobby sockets open on a process that dies stop counting on the others: a poster whose
+/// only lobby socket was there loses their challenge after the grace period, as if they
+/// had left; one whose browser connects again to another process keeps theirs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_process_lobby_sockets_stop_counting() {
+    let Some(db) = Database::fresh(common::Db::Postgres).await else {
+        return;
+    };
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let database = db.url.connection_string().to_owned();
+    let mut processes = [
+        Process::start(&database, &redis.url, "one"),
+        Process::start(&database, &redis.url, "two"),
+    ];
+    let mut posters = Vec::new();
+    for _ in 0..2 {
+        let mut poster = Client::new(&processes[0].base);
+        assert!(poster.post_empty("/api/guest").await.status.is_success());
+        let mut lobby = Socket::try_open_path(
+            processes[0].addr(),
+            &processes[0].base,
+            &poster,
+            "/ws/lobby",
+        )
+        .await
+        .unwrap();
+        read_until(&mut lobby, "snapshot")
+            .await
+            .expect("a snapshot");
+        let posted = poster
+            .post(
+                "/api/challenges",
+                json!({"kind": "fetlar", "time_control": "5+3", "side": "first"}),
+            )
+            .await;
+        assert!(posted.status.is_success(), "{}", posted.text);
+        posters.push((
+            poster,
+            lobby,
+            posted.json()["id"].as_str().unwrap().to_owned(),
+        ));
+    }
+    let mut watcher = Client::new(&processes[1].base);
+    let started = Instant::now();
+    loop {
+        let listed = challenge_ids(&mut watcher).await;
+        if posters.iter().all(|(_, _, id)| listed.contains(id)) {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{listed:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // Process one dies; the second poster's browser connects again, to process two.
+    processes[0].child.take();
+    let (_, _, gone) = posters.remove(0);
+    let (stayer, _, kept) = posters.remove(0);
+    let _again = Socket::try_open_path(
+        processes[1].addr(),
+        &processes[1].base,
+        &stayer,
+        "/ws/lobby",
+    )
+    .await
+    .unwrap();
+    let started = Instant::now();
+    loop {
+        let listed = challenge_ids(&mut watcher).await;
+        assert!(
+            listed.contains(&kept),
+            "the poster who came back keeps theirs"
+        );
+        if !listed.contains(&gone) {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the departed poster's challenge goes"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    eprintln!(
+        "cluster: withdrawn {:?} after the process died",
+        started.elapsed()
+    );
+    // Long after the grace period, the one who came back still has theirs.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert!(challenge_ids(&mut watcher).await.contains(&kept));
+}

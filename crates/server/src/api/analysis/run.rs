@@ -120,7 +120,7 @@ fn engine() -> AnyEngine {
 
 /// Queues an analysis of `game` for up to `time` reporting its best `lines` lines (the
 /// same one job, in the same time), its progress to `progress`.
-pub(super) fn analysis(
+pub(super) async fn analysis(
     state: &AppState,
     asker: Asker,
     game: AnyGame,
@@ -130,9 +130,10 @@ pub(super) fn analysis(
 ) -> Result<Running, QuotaError> {
     let id = progress.id;
     let (done_tx, done) = oneshot::channel();
+    let hold = crate::live::ai::hold(state, Work::Analysis, &asker).await?;
     let ticket = state
         .ai
-        .submit_analysis(Work::Analysis, asker, move |stop| {
+        .submit_analysis(Work::Analysis, asker, hold, move |stop| {
             let mut engine = engine();
             engine.set_lines(lines);
             let answer = engine.answer(&game, &Limits::move_time(time), stop, |info| {
@@ -204,7 +205,7 @@ pub(super) async fn stored_review(
 /// Queues a review of the finished game `id` from `start` through `moves` (legal,
 /// already checked), each position searched for [`REVIEW_NODES`]; one `review_ply` per
 /// move to `progress`. A complete review is stored.
-pub(super) fn review(
+pub(super) async fn review(
     state: &AppState,
     asker: Asker,
     id: String,
@@ -216,13 +217,16 @@ pub(super) fn review(
     let (done_tx, done) = oneshot::channel();
     let runtime = tokio::runtime::Handle::current();
     let keeper = state.clone();
-    let ticket = state.ai.submit_analysis(Work::Review, asker, move |stop| {
-        let plies = review_moves(&start, &moves, REVIEW_NODES, stop, &progress);
-        if plies.len() == moves.len() {
-            runtime.spawn(keep_review(keeper, id, plies));
-        }
-        let _ = done_tx.send(Reply::ReviewDone);
-    })?;
+    let hold = crate::live::ai::hold(state, Work::Review, &asker).await?;
+    let ticket = state
+        .ai
+        .submit_analysis(Work::Review, asker, hold, move |stop| {
+            let plies = review_moves(&start, &moves, REVIEW_NODES, stop, &progress);
+            if plies.len() == moves.len() {
+                runtime.spawn(keep_review(keeper, id, plies));
+            }
+            let _ = done_tx.send(Reply::ReviewDone);
+        })?;
     Ok(Running {
         ticket: Some(ticket),
         done,

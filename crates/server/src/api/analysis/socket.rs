@@ -319,7 +319,9 @@ async fn start(
             let time = time_ms
                 .map_or(MAX_ANALYSIS, Duration::from_millis)
                 .min(MAX_ANALYSIS);
-            run::analysis(state, asker.clone(), game, time, lines, progress).map_err(quota)
+            run::analysis(state, asker.clone(), game, time, lines, progress)
+                .await
+                .map_err(quota)
         }
         Request::Review { id: _, game } => {
             if guard::is_live_game(state, &game) {
@@ -336,7 +338,9 @@ async fn start(
             if let Some(stored) = run::stored_review(state, &game, &moves, &progress).await {
                 return Ok(stored);
             }
-            run::review(state, asker.clone(), game, start, moves, progress).map_err(quota)
+            run::review(state, asker.clone(), game, start, moves, progress)
+                .await
+                .map_err(quota)
         }
         Request::Stop | Request::Ping => Err(Reply::Error {
             code: "bad_message",
