@@ -66,33 +66,24 @@ if wait > 0 then return math.ceil(wait) end
 return 0
 ";
 
-/// Takes a holding in every set of KEYS if none of them holds ARGV[1] already (lapsed
-/// holdings do not count). ARGV[2]: the holding; ARGV[3]: milliseconds it lasts.
-/// Returns 1 if taken, 0 if one set is full.
-const ACQUIRE: &str = r"
+/// Takes or renews the holding ARGV[2] in every set of KEYS for ARGV[3] milliseconds.
+/// ARGV[1]: the most holdings a set may have (lapsed ones not counted), or 0 to renew
+/// whatever the sets hold. Returns 1 if held, 0 if one set is full (then nothing is
+/// taken).
+const HOLD: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local cap = tonumber(ARGV[1])
-for _, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-  if redis.call('ZCARD', key) >= cap then return 0 end
+if cap > 0 then
+  for _, key in ipairs(KEYS) do
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    if redis.call('ZCARD', key) >= cap then return 0 end
+  end
 end
 local lapses = now + tonumber(ARGV[3])
 for _, key in ipairs(KEYS) do
   redis.call('ZADD', key, lapses, ARGV[2])
   redis.call('PEXPIRE', key, ARGV[3])
-end
-return 1
-";
-
-/// Renews the holding ARGV[1] in every set of KEYS for ARGV[2] milliseconds.
-const RENEW: &str = r"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local lapses = now + tonumber(ARGV[2])
-for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, lapses, ARGV[1])
-  redis.call('PEXPIRE', key, ARGV[2])
 end
 return 1
 ";
@@ -138,8 +129,7 @@ pub struct Shared {
     connection: ConnectionManager,
     token: String,
     bucket: redis::Script,
-    acquire: redis::Script,
-    renew: redis::Script,
+    hold: redis::Script,
     /// What this process holds: holding → its keys.
     held: Mutex<HashMap<String, Vec<String>>>,
     released: mpsc::Sender<(String, Vec<String>)>,
@@ -204,8 +194,7 @@ impl Shared {
             connection,
             token: token.to_owned(),
             bucket: redis::Script::new(BUCKET),
-            acquire: redis::Script::new(ACQUIRE),
-            renew: redis::Script::new(RENEW),
+            hold: redis::Script::new(HOLD),
             held: Mutex::default(),
             released,
             next: AtomicU64::new(1),
@@ -321,11 +310,7 @@ impl Shared {
             self.token,
             self.next.fetch_add(1, Ordering::Relaxed)
         );
-        let mut invocation = self.acquire.prepare_invoke();
-        for key in &keys {
-            invocation.key(key);
-        }
-        invocation.arg(cap).arg(&member).arg(millis(self.hold_for));
+        let invocation = self.hold_invocation(&keys, cap.max(1), &member);
         // Registered first: a holding taken but answered too late is still given back.
         self.held
             .lock()
@@ -366,6 +351,22 @@ impl Shared {
             .await
     }
 
+    /// The script that takes (at most `cap` a set) or, for a `cap` of 0, renews the
+    /// holding `member` in the sets `keys`.
+    fn hold_invocation(
+        &self,
+        keys: &[String],
+        cap: usize,
+        member: &str,
+    ) -> redis::ScriptInvocation<'_> {
+        let mut invocation = self.hold.prepare_invoke();
+        for key in keys {
+            invocation.key(key);
+        }
+        invocation.arg(cap).arg(member).arg(millis(self.hold_for));
+        invocation
+    }
+
     /// Renews every holding of this process.
     async fn renew_all(&self) {
         let held: Vec<(String, Vec<String>)> = self
@@ -376,11 +377,7 @@ impl Shared {
             .map(|(member, keys)| (member.clone(), keys.clone()))
             .collect();
         for (member, keys) in held {
-            let mut invocation = self.renew.prepare_invoke();
-            for key in &keys {
-                invocation.key(key);
-            }
-            invocation.arg(&member).arg(millis(self.hold_for));
+            let invocation = self.hold_invocation(&keys, 0, &member);
             if self.run::<u8>(&invocation).await.is_err() {
                 return;
             }

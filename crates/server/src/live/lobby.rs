@@ -53,7 +53,9 @@ pub struct Lobby {
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Shared {
-    GameChanged(LiveGame),
+    /// Games started or changed on the sending process since its last message (at
+    /// most one message each [`FLUSH_EVERY`], as its sockets are told).
+    Games(Vec<LiveGame>),
     GameRemoved(String),
     ChallengeAdded(ChallengeView, Ident),
     ChallengeRemoved(String),
@@ -92,6 +94,8 @@ struct State {
     sent: HashMap<String, LiveGame>,
     /// Games changed since the last message.
     dirty: HashSet<String>,
+    /// Games changed here since the other processes were last told.
+    to_share: HashSet<String>,
     /// The live count the sockets were last told.
     shown_live: usize,
     /// Open challenges, newest first, with their posters.
@@ -352,12 +356,15 @@ impl Lobby {
 
     /// A game being played has started or changed.
     pub fn game_changed(&self, game: LiveGame) {
-        self.share(|| Shared::GameChanged(game.clone()));
+        if self.bus.get().is_some() {
+            lock(&self.inner).to_share.insert(game.id.clone());
+        }
         self.apply_game_changed(game);
     }
 
     /// A game is no longer being played.
     pub fn game_removed(&self, id: &str) {
+        lock(&self.inner).to_share.remove(id);
         self.share(|| Shared::GameRemoved(id.to_owned()));
         self.apply_game_removed(id);
     }
@@ -437,7 +444,11 @@ impl Lobby {
         }
         let from = message.from;
         match message.event {
-            Shared::GameChanged(game) => self.apply_game_changed(game),
+            Shared::Games(games) => {
+                for game in games {
+                    self.apply_game_changed(game);
+                }
+            }
             Shared::GameRemoved(id) => self.apply_game_removed(&id),
             Shared::ChallengeAdded(challenge, by) => self.apply_challenge_added(challenge, by),
             Shared::ChallengeRemoved(id) => self.apply_challenge_removed(&id),
@@ -468,8 +479,8 @@ impl Lobby {
                         .filter_map(|id| state.games.get(id).cloned())
                         .collect()
                 };
-                for game in games {
-                    self.share(|| Shared::GameChanged(game));
+                if !games.is_empty() {
+                    self.share(|| Shared::Games(games));
                 }
                 self.share_presence();
             }
@@ -511,8 +522,19 @@ impl Lobby {
         });
     }
 
-    /// Sends what changed since the last message, as one message.
+    /// Sends what changed since the last message, as one message (and tells the other
+    /// processes of the games changed here).
     fn flush(&self) {
+        let shared: Vec<LiveGame> = {
+            let mut state = lock(&self.inner);
+            let ids = std::mem::take(&mut state.to_share);
+            ids.iter()
+                .filter_map(|id| state.games.get(id).cloned())
+                .collect()
+        };
+        if !shared.is_empty() {
+            self.share(|| Shared::Games(shared));
+        }
         let mut state = lock(&self.inner);
         state.scheduled = false;
         state.last_flush = Some(tokio::time::Instant::now());

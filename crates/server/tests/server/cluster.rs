@@ -263,6 +263,20 @@ async fn read_until(socket: &mut Socket, t: &str) -> Option<Value> {
     }
 }
 
+/// A fresh PostgreSQL database, a Redis of the test's own, and `n` (at most three)
+/// processes on both, named one, two and three; `None` where PostgreSQL or redis-server
+/// is missing (an error in CI).
+async fn cluster(n: usize) -> Option<(Database, Redis, String, Vec<Process>)> {
+    let db = Database::fresh(common::Db::Postgres).await?;
+    let redis = Redis::start()?;
+    let database = db.url.connection_string().to_owned();
+    let processes = ["one", "two", "three"][..n]
+        .iter()
+        .map(|name| Process::start(&database, &redis.url, name))
+        .collect();
+    Some((db, redis, database, processes))
+}
+
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -272,13 +286,9 @@ fn env_number(name: &str, default: u64) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_processes_one_redis_a_process_killed() {
-    let Some(db) = Database::fresh(common::Db::Postgres).await else {
+    let Some((_db, redis, database, mut processes)) = cluster(3).await else {
         return;
     };
-    let Some(redis) = Redis::start() else {
-        return;
-    };
-    let database = db.url.connection_string().to_owned();
     let moves_per_game = usize::try_from(env_number("KINGSTABLE_CLUSTER_MOVES", 16)).unwrap();
     let kills = env_number("KINGSTABLE_CLUSTER_KILLS", 1);
     let seed = env_number(
@@ -290,11 +300,6 @@ async fn three_processes_one_redis_a_process_killed() {
     );
     eprintln!("cluster: seed {seed}, {moves_per_game} moves a game, {kills} kills");
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let mut processes = vec![
-        Process::start(&database, &redis.url, "one"),
-        Process::start(&database, &redis.url, "two"),
-        Process::start(&database, &redis.url, "three"),
-    ];
 
     let runs = env_number("KINGSTABLE_CLUSTER_RUNS", 1);
     for run in 0..runs {
@@ -505,18 +510,10 @@ async fn three_processes_one_redis_a_process_killed() {
 /// process and the game plays on, each move seen by both.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_gone_and_back() {
-    let Some(db) = Database::fresh(common::Db::Postgres).await else {
+    let Some((_db, redis, _, processes)) = cluster(2).await else {
         return;
     };
-    let Some(redis) = Redis::start() else {
-        return;
-    };
-    let database = db.url.connection_string().to_owned();
     let port: u16 = redis.url.rsplit(':').next().unwrap().parse().unwrap();
-    let processes = [
-        Process::start(&database, &redis.url, "one"),
-        Process::start(&database, &redis.url, "two"),
-    ];
     let (mut a, mut b) = (
         Client::new(&processes[0].base),
         Client::new(&processes[1].base),
@@ -610,17 +607,9 @@ async fn new_ai_game(guest: &mut Client, process: &Process) -> common::Reply {
 /// Redis's absence).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn limits_and_ai_quotas_are_shared() {
-    let Some(db) = Database::fresh(common::Db::Postgres).await else {
+    let Some((_db, redis, _, processes)) = cluster(2).await else {
         return;
     };
-    let Some(redis) = Redis::start() else {
-        return;
-    };
-    let database = db.url.connection_string().to_owned();
-    let processes = [
-        Process::start(&database, &redis.url, "one"),
-        Process::start(&database, &redis.url, "two"),
-    ];
     let mut on = [
         Client::new(&processes[0].base),
         Client::new(&processes[1].base),
@@ -848,17 +837,9 @@ async fn challenge_ids(client: &mut Client) -> Vec<String> {
 /// had left; one whose browser connects again to another process keeps theirs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_process_lobby_sockets_stop_counting() {
-    let Some(db) = Database::fresh(common::Db::Postgres).await else {
+    let Some((_db, _redis, _, mut processes)) = cluster(2).await else {
         return;
     };
-    let Some(redis) = Redis::start() else {
-        return;
-    };
-    let database = db.url.connection_string().to_owned();
-    let mut processes = [
-        Process::start(&database, &redis.url, "one"),
-        Process::start(&database, &redis.url, "two"),
-    ];
     let mut posters = Vec::new();
     for _ in 0..2 {
         let mut poster = Client::new(&processes[0].base);
