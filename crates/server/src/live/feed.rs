@@ -230,6 +230,30 @@ pub struct Tap {
     pub listeners: HashSet<String>,
 }
 
+/// Publishes a change for the processes listening to the game.
+fn publish_change(tap: &Tap, frame: &Frame, before: &Snapshot, snapshot: &Snapshot) {
+    let texts = super::remote::raw(&frame.public).and_then(|public| {
+        let mover = match &frame.mover {
+            Some((side, text)) => Some((*side, super::remote::raw(text)?)),
+            None => None,
+        };
+        Ok((public, mover))
+    });
+    match texts {
+        Ok((public, mover)) => super::remote::publish(
+            tap,
+            &super::remote::EnvelopeOut::Change {
+                from: frame.from,
+                to: frame.to,
+                public,
+                mover,
+                snapshot: super::remote::SnapshotRef::after(before, snapshot),
+            },
+        ),
+        Err(error) => tracing::error!(%error, "a change that is not JSON is not published"),
+    }
+}
+
 impl Kept {
     fn tap(&self, envelope: &super::remote::EnvelopeOut<'_>) {
         if let Some(tap) = &self.tap {
@@ -353,14 +377,10 @@ impl Feed {
                 });
             }
             kept.history.push_back(Arc::clone(&frame));
-            kept.snapshot = Arc::new(snapshot);
-            kept.tap(&super::remote::EnvelopeOut::Change {
-                from: frame.from,
-                to: frame.to,
-                public: &frame.public,
-                mover: frame.mover.as_ref().map(|(side, text)| (*side, &**text)),
-                snapshot: super::remote::SnapshotRef::of(&kept.snapshot),
-            });
+            let before = std::mem::replace(&mut kept.snapshot, Arc::new(snapshot));
+            if let Some(tap) = &kept.tap {
+                publish_change(tap, &frame, &before, &kept.snapshot);
+            }
         }
         let _ = self.sender.send(Published::Change(frame));
     }
@@ -404,7 +424,9 @@ impl Feed {
 
     /// Publishes who is gone from the game now (an `absent` message).
     pub fn set_absent(&self, text: Arc<str>) {
-        lock(&self.inner).tap(&super::remote::EnvelopeOut::Absent { text: &text });
+        if let Ok(text) = super::remote::raw(&text) {
+            lock(&self.inner).tap(&super::remote::EnvelopeOut::Absent { text });
+        }
         let _ = self.sender.send(Published::Absent(text));
     }
 
@@ -543,7 +565,9 @@ impl Feed {
                 history.pop_front();
             }
             history.push_back(Arc::clone(&text));
-            kept.tap(&super::remote::EnvelopeOut::Chat { room, text: &text });
+            if let Ok(text) = super::remote::raw(&text) {
+                kept.tap(&super::remote::EnvelopeOut::Chat { room, text });
+            }
         }
         let _ = self.sender.send(Published::Chat(room, text));
     }

@@ -584,14 +584,11 @@ impl PlayedList {
     }
 
     fn push_move(&mut self, m: &session::PlayedMove) {
-        self.tail.push(PlayedView {
+        self.push_view(PlayedView {
             ply: self.len() + 1,
             player: m.player,
             info: m.info.clone(),
         });
-        if self.tail.len() == Self::CHUNK {
-            self.chunks.push(Arc::from(std::mem::take(&mut self.tail)));
-        }
     }
 
     /// How many moves.
@@ -610,6 +607,49 @@ impl PlayedList {
     pub fn iter(&self) -> impl Iterator<Item = &PlayedView> {
         self.chunks.iter().flat_map(|c| c.iter()).chain(&self.tail)
     }
+
+    /// Where a list that follows this one need only say what comes after: the moves
+    /// before it are in whole chunks (never changed once full) that `next` shares with
+    /// this list, which a change leaves alone (it adds moves or takes some back).
+    #[must_use]
+    pub fn shared_with(&self, next: &PlayedList) -> usize {
+        let kept = self.len().min(next.len());
+        kept - kept % Self::CHUNK
+    }
+
+    /// The moves from the `from`th on, as a list of their own.
+    #[must_use]
+    pub fn since(&self, from: usize) -> PlayedList {
+        let mut list = PlayedList::default();
+        for view in self.iter().skip(from) {
+            list.push_view(view.clone());
+        }
+        list
+    }
+
+    /// This list's first `upto` moves (a multiple of [`PlayedList::CHUNK`]) followed by
+    /// `rest`; `None` when this list has fewer, or `upto` is not at a chunk's end.
+    #[must_use]
+    pub fn joined(&self, upto: usize, rest: &PlayedList) -> Option<PlayedList> {
+        if !upto.is_multiple_of(Self::CHUNK) || upto > self.len() {
+            return None;
+        }
+        let mut list = PlayedList {
+            chunks: self.chunks.get(..upto / Self::CHUNK)?.to_vec(),
+            tail: Vec::new(),
+        };
+        for view in rest.iter() {
+            list.push_view(view.clone());
+        }
+        Some(list)
+    }
+
+    fn push_view(&mut self, view: PlayedView) {
+        self.tail.push(view);
+        if self.tail.len() == Self::CHUNK {
+            self.chunks.push(Arc::from(std::mem::take(&mut self.tail)));
+        }
+    }
 }
 
 impl Serialize for PlayedList {
@@ -623,10 +663,7 @@ impl<'de> Deserialize<'de> for PlayedList {
         let moves = Vec::<PlayedView>::deserialize(deserializer)?;
         let mut list = PlayedList::default();
         for view in moves {
-            list.tail.push(view);
-            if list.tail.len() == Self::CHUNK {
-                list.chunks.push(Arc::from(std::mem::take(&mut list.tail)));
-            }
+            list.push_view(view);
         }
         Ok(list)
     }
@@ -845,6 +882,55 @@ pub enum LobbyMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A list of `n` moves (the same legal move's geometry, numbered).
+    fn played(n: usize) -> PlayedList {
+        let info = games::AnyGame::start(GameKind::Fetlar).legal_moves_info()[0].clone();
+        let mut list = PlayedList::default();
+        for ply in 1..=n {
+            let player = if ply % 2 == 1 {
+                Player::First
+            } else {
+                Player::Second
+            };
+            list.push_view(PlayedView {
+                ply,
+                player,
+                info: info.clone(),
+            });
+        }
+        list
+    }
+
+    #[test]
+    fn a_list_after_a_change_is_its_shared_chunks_and_what_follows() {
+        for (before, after) in [
+            (0, 1),
+            (7, 8),
+            (8, 9),
+            (17, 18),
+            (16, 24),
+            (20, 13),
+            (9, 8),
+            (3, 0),
+        ] {
+            let (old, new) = (played(before), played(after));
+            let from = old.shared_with(&new);
+            assert_eq!(from % PlayedList::CHUNK, 0);
+            assert!(from <= before.min(after));
+            let rest = new.since(from);
+            assert_eq!(rest.len(), after - from);
+            let joined = old.joined(from, &rest).expect("joined");
+            assert_eq!(joined, new, "{before} then {after}");
+            assert_eq!(
+                serde_json::to_string(&joined).unwrap(),
+                serde_json::to_string(&new).unwrap()
+            );
+        }
+        // What the list does not have, or a cut inside a chunk, is refused.
+        assert!(played(8).joined(16, &played(1)).is_none());
+        assert!(played(12).joined(4, &played(1)).is_none());
+    }
 
     #[test]
     fn client_messages_read_as_documented() {

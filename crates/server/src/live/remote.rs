@@ -31,27 +31,55 @@ use super::{Command, Handle, Ident, QUEUE, conditional};
 use crate::bus::{self, Bus, BusError};
 use crate::state::AppState;
 use crate::store::{Seat, StoreError};
+use serde_json::value::RawValue;
 
 /// How often a relay checks that its owner still runs and that someone still listens.
 const CHECK_EVERY: Duration = Duration::from_millis(2500);
 
-/// A snapshot as the owner publishes it.
+/// A snapshot as the owner publishes it: after a change, its moves only from where they
+/// differ from the snapshot before (whose moves the relay has), so that a change costs
+/// the same at any length of game.
 #[derive(Serialize)]
 pub(crate) struct SnapshotRef<'a> {
-    view: &'a GameView,
+    view: std::borrow::Cow<'a, GameView>,
+    /// The index of the first move in `view` (0: all of them).
+    #[serde(skip_serializing_if = "is_zero")]
+    moves_from: usize,
+    /// How many moves the game has (with `moves_from`).
+    moves_len: usize,
     legal: &'a LegalMoves,
     seats: &'a Seats,
     clocks: &'a Option<Clocks>,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 impl<'a> SnapshotRef<'a> {
+    /// The whole snapshot.
     pub(crate) fn of(snapshot: &'a Snapshot) -> SnapshotRef<'a> {
         SnapshotRef {
-            view: &snapshot.view,
+            view: std::borrow::Cow::Borrowed(&snapshot.view),
+            moves_from: 0,
+            moves_len: snapshot.view.moves.len(),
             legal: &snapshot.legal,
             seats: &snapshot.seats,
             clocks: &snapshot.clocks,
         }
+    }
+
+    /// `snapshot`, the one after `before`, with only the moves `before` does not share.
+    pub(crate) fn after(before: &Snapshot, snapshot: &'a Snapshot) -> SnapshotRef<'a> {
+        let from = before.view.moves.shared_with(&snapshot.view.moves);
+        let mut whole = SnapshotRef::of(snapshot);
+        if from > 0 {
+            let mut view = snapshot.view.clone();
+            view.moves = snapshot.view.moves.since(from);
+            whole.view = std::borrow::Cow::Owned(view);
+            whole.moves_from = from;
+        }
+        whole
     }
 }
 
@@ -59,27 +87,49 @@ impl<'a> SnapshotRef<'a> {
 #[derive(Deserialize)]
 struct SnapshotIn {
     view: GameView,
+    #[serde(default)]
+    moves_from: usize,
+    moves_len: usize,
     legal: LegalMoves,
     seats: Seats,
     clocks: Option<Clocks>,
 }
 
 impl SnapshotIn {
-    fn into_snapshot(self) -> Snapshot {
+    /// The snapshot, whose first moves (when it says only the later ones) are those of
+    /// `before`; `None` when `before` does not have them.
+    fn into_snapshot_after(mut self, before: &Snapshot) -> Option<Snapshot> {
+        if self.moves_from > 0 {
+            self.view.moves = before
+                .view
+                .moves
+                .joined(self.moves_from, &self.view.moves)?;
+        }
+        (self.view.moves.len() == self.moves_len).then(|| self.into_whole())
+    }
+
+    /// The snapshot, which has all its moves.
+    fn into_whole(self) -> Snapshot {
         Snapshot::new(self.view, self.legal, self.seats, self.clocks)
+    }
+
+    /// The snapshot, if it has all its moves.
+    fn into_snapshot(self) -> Option<Snapshot> {
+        (self.moves_from == 0 && self.view.moves.len() == self.moves_len).then(|| self.into_whole())
     }
 }
 
 /// What the owner of a game publishes on its channel: each of [`super::Published`],
-/// with the state after a change.
+/// with the state after a change. `J`: a message as the sockets get it, embedded as the
+/// JSON it is (not as a string: nothing to escape, nothing to unescape).
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum Envelope<S, T> {
+pub(crate) enum Envelope<S, T, J> {
     Change {
         from: u64,
         to: u64,
-        public: T,
-        mover: Option<(Player, T)>,
+        public: J,
+        mover: Option<(Player, J)>,
         snapshot: S,
     },
     Reset {
@@ -93,21 +143,34 @@ pub(crate) enum Envelope<S, T> {
         count: usize,
     },
     Absent {
-        text: T,
+        text: J,
     },
     Rematch {
         id: T,
     },
     Chat {
         room: ChatRoom,
-        text: T,
+        text: J,
     },
     Moved,
 }
 
 /// An envelope as the owner writes it (borrowing what it publishes).
-pub(crate) type EnvelopeOut<'a> = Envelope<SnapshotRef<'a>, &'a str>;
-type EnvelopeIn = Envelope<SnapshotIn, String>;
+pub(crate) type EnvelopeOut<'a> = Envelope<SnapshotRef<'a>, &'a str, &'a RawValue>;
+type EnvelopeIn = Envelope<SnapshotIn, String, Box<RawValue>>;
+
+/// A message text the owner wrote (always JSON) as raw JSON to embed.
+///
+/// # Errors
+/// When it is not JSON (a bug: then the change is not published, and relays catch up).
+pub(crate) fn raw(text: &str) -> Result<&RawValue, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// A raw message read from the bus, as the text the sockets send.
+fn text_of(raw: &RawValue) -> Arc<str> {
+    Arc::from(raw.get())
+}
 
 /// Publishes `envelope` for the processes listening to the game.
 pub(crate) fn publish(tap: &Tap, envelope: &EnvelopeOut<'_>) {
@@ -359,6 +422,8 @@ enum AttachError {
     Bus(#[from] BusError),
     #[error("the owner does not hold the game")]
     Gone,
+    #[error("the owner sent part of the game's state")]
+    Partial,
     #[error("an unreadable answer: {0}")]
     Unreadable(#[from] serde_json::Error),
 }
@@ -398,7 +463,11 @@ async fn attach(
             return Err(error);
         }
     };
-    let feed = Arc::new(Feed::new(attached.snapshot.into_snapshot()));
+    let Some(snapshot) = attached.snapshot.into_snapshot() else {
+        bus.unsubscribe(&channel).await;
+        return Err(AttachError::Partial);
+    };
+    let feed = Arc::new(Feed::new(snapshot));
     let (commands, receiver) = mpsc::channel(QUEUE);
     feed.set_upstream(commands.clone());
     start_from(
@@ -546,20 +615,29 @@ impl Relay {
                     // Something was missed: the whole state again.
                     return self.catch_up().await;
                 }
+                let Some(snapshot) = snapshot.into_snapshot_after(&self.feed.snapshot()) else {
+                    return self.catch_up().await;
+                };
                 let frame = Frame {
                     from,
                     to,
-                    public: Arc::from(public),
-                    mover: mover.map(|(side, text)| (side, Arc::from(text))),
+                    public: text_of(&public),
+                    mover: mover.map(|(side, text)| (side, text_of(&text))),
                 };
-                self.feed.change(frame, snapshot.into_snapshot());
+                self.feed.change(frame, snapshot);
             }
-            Envelope::Reset { snapshot } => self.feed.reset(snapshot.into_snapshot()),
-            Envelope::Refresh { snapshot } => self.feed.refresh(snapshot.into_snapshot()),
+            Envelope::Reset { snapshot } => match snapshot.into_snapshot() {
+                Some(snapshot) => self.feed.reset(snapshot),
+                None => return self.catch_up().await,
+            },
+            Envelope::Refresh { snapshot } => match snapshot.into_snapshot() {
+                Some(snapshot) => self.feed.refresh(snapshot),
+                None => return self.catch_up().await,
+            },
             Envelope::Watchers { version, count } => self.feed.set_watchers_at(version, count),
-            Envelope::Absent { text } => self.feed.set_absent(Arc::from(text)),
+            Envelope::Absent { text } => self.feed.set_absent(text_of(&text)),
             Envelope::Rematch { id } => self.feed.set_rematch(&id),
-            Envelope::Chat { room, text } => self.feed.chat_here(room, Arc::from(text)),
+            Envelope::Chat { room, text } => self.feed.chat_here(room, text_of(&text)),
             Envelope::Moved => return false,
         }
         true
@@ -569,7 +647,11 @@ impl Relay {
     async fn catch_up(&self) -> bool {
         match ask_attach(&self.bus, &self.owner, &self.id).await {
             Ok(attached) => {
-                self.feed.reset(attached.snapshot.into_snapshot());
+                let Some(snapshot) = attached.snapshot.into_snapshot() else {
+                    tracing::warn!(game = %self.id, "the owner of a game sent part of its state");
+                    return false;
+                };
+                self.feed.reset(snapshot);
                 self.feed
                     .set_watchers_at(attached.watchers_version, attached.watchers);
                 true

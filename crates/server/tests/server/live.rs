@@ -1386,13 +1386,20 @@ fn server_process() {
     }
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let config = server::Config {
+        let mut config = server::Config {
             addr: "127.0.0.1:0".parse().unwrap(),
             database: database.parse().unwrap(),
             instance: std::env::var("KINGSTABLE_KILL_TEST_INSTANCE").ok(),
             redis: std::env::var("KINGSTABLE_KILL_TEST_REDIS").ok(),
             ..server::Config::default()
         };
+        if std::env::var_os("KINGSTABLE_KILL_TEST_MANY_GAMES").is_some() {
+            // Every client of the test comes from 127.0.0.1: a long run makes more guests
+            // and games from that one address than a person would.
+            let many = server::RateLimit::new(10_000, Duration::from_millis(1));
+            config.limits.guest = many;
+            config.limits.challenge = many;
+        }
         let server = server::Server::bind(config).await.unwrap();
         println!("ADDR {}", server.local_addr());
         server.run(std::future::pending()).await.unwrap();
@@ -1415,8 +1422,22 @@ pub(crate) fn server_child_on_bus(
     instance: Option<&str>,
     redis: Option<&str>,
 ) -> (std::process::Child, String) {
+    server_child_with(database, instance, redis, false)
+}
+
+/// [`server_child_on_bus`]; `many_games`: with no limit on the guests and games made
+/// from one address (all the test's clients share 127.0.0.1).
+pub(crate) fn server_child_with(
+    database: &str,
+    instance: Option<&str>,
+    redis: Option<&str>,
+    many_games: bool,
+) -> (std::process::Child, String) {
     use std::io::BufRead;
     let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    if many_games {
+        command.env("KINGSTABLE_KILL_TEST_MANY_GAMES", "1");
+    }
     if let Some(instance) = instance {
         command.env("KINGSTABLE_KILL_TEST_INSTANCE", instance);
     }
