@@ -113,6 +113,13 @@ impl Process {
     fn addr(&self) -> SocketAddr {
         self.base.trim_start_matches("http://").parse().unwrap()
     }
+
+    /// A socket on `path` of this process, as `client`'s browser opens it.
+    async fn open(&self, client: &Client, path: &str) -> Socket {
+        Socket::try_open_path(self.addr(), &self.base, client, path)
+            .await
+            .unwrap()
+    }
 }
 
 /// A player's or spectator's browser: its cookies, the process it prefers, its socket,
@@ -657,14 +664,9 @@ async fn limits_and_ai_quotas_are_shared() {
     // Resigning one (on the process that does not own it) frees its place everywhere.
     let (owner, id) = games[0].clone();
     let other = 1 - owner;
-    let mut socket = Socket::try_open_path(
-        processes[other].addr(),
-        &processes[other].base,
-        &guest,
-        &format!("/ws/game/{id}"),
-    )
-    .await
-    .unwrap();
+    let mut socket = processes[other]
+        .open(&guest, &format!("/ws/game/{id}"))
+        .await;
     socket.send(json!({"t": "hello", "rev": 0})).await;
     read_until(&mut socket, "state").await.expect("a state");
     socket.send(json!({"t": "resign"})).await;
@@ -846,14 +848,7 @@ async fn a_dead_process_lobby_sockets_stop_counting() {
     for _ in 0..2 {
         let mut poster = Client::new(&processes[0].base);
         assert!(poster.post_empty("/api/guest").await.status.is_success());
-        let mut lobby = Socket::try_open_path(
-            processes[0].addr(),
-            &processes[0].base,
-            &poster,
-            "/ws/lobby",
-        )
-        .await
-        .unwrap();
+        let mut lobby = processes[0].open(&poster, "/ws/lobby").await;
         read_until(&mut lobby, "snapshot")
             .await
             .expect("a snapshot");
@@ -885,14 +880,7 @@ async fn a_dead_process_lobby_sockets_stop_counting() {
     processes[0].child.take();
     let (_, _, gone) = posters.remove(0);
     let (stayer, _, kept) = posters.remove(0);
-    let _again = Socket::try_open_path(
-        processes[1].addr(),
-        &processes[1].base,
-        &stayer,
-        "/ws/lobby",
-    )
-    .await
-    .unwrap();
+    let _again = processes[1].open(&stayer, "/ws/lobby").await;
     let started = Instant::now();
     loop {
         let listed = challenge_ids(&mut watcher).await;
