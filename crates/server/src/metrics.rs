@@ -72,6 +72,10 @@ pub struct Metrics {
     http_responses: IntCounterVec,
     http_duration: HistogramVec,
     message_duration: HistogramVec,
+    bus_connected: IntGauge,
+    bus_dropped: IntCounter,
+    relays: IntGauge,
+    shared_failures: IntCounter,
     started: Instant,
     window: Mutex<MoveWindow>,
 }
@@ -96,6 +100,27 @@ impl Metrics {
         let ai_queue = IntGauge::new(
             "kingstable_ai_queue_length",
             "AI searches waiting for a worker thread.",
+        )
+        .expect("valid metric");
+        let bus_connected = IntGauge::new(
+            "kingstable_bus_connected",
+            "1 while this process's connection to Redis (--redis) holds, else 0.",
+        )
+        .expect("valid metric");
+        let bus_dropped = IntCounter::new(
+            "kingstable_bus_dropped_total",
+            "Messages for the other processes dropped because the outbox to Redis was full.",
+        )
+        .expect("valid metric");
+        let relays = IntGauge::new(
+            "kingstable_relays",
+            "Games owned by another process that sockets here follow through Redis.",
+        )
+        .expect("valid metric");
+        let shared_failures = IntCounter::new(
+            "kingstable_shared_limit_failures_total",
+            "Rate-limit and AI-quota checks Redis did not answer in time (this process \
+             then decided alone).",
         )
         .expect("valid metric");
         let moves_per_second = Gauge::new(
@@ -143,6 +168,10 @@ impl Metrics {
             Box::new(http_responses.clone()),
             Box::new(http_duration.clone()),
             Box::new(message_duration.clone()),
+            Box::new(bus_connected.clone()),
+            Box::new(bus_dropped.clone()),
+            Box::new(relays.clone()),
+            Box::new(shared_failures.clone()),
         ] {
             registry
                 .register(metric)
@@ -165,6 +194,10 @@ impl Metrics {
             http_responses,
             http_duration,
             message_duration,
+            bus_connected,
+            bus_dropped,
+            relays,
+            shared_failures,
             started: Instant::now(),
             window: Mutex::new(MoveWindow::default()),
         }
@@ -218,6 +251,18 @@ impl Metrics {
         self.message_duration
             .with_label_values(&[kind])
             .observe(took.as_secs_f64());
+    }
+
+    /// What the bus to the other processes says, as of now: whether it is connected,
+    /// the messages it has dropped, the relays here, and the shared-limit checks Redis
+    /// failed to answer (the last two counted since start).
+    pub fn bus(&self, connected: bool, dropped: u64, relays: usize, shared_failures: u64) {
+        self.bus_connected.set(i64::from(connected));
+        self.bus_dropped
+            .inc_by(dropped.saturating_sub(self.bus_dropped.get()));
+        self.relays.set(i64::try_from(relays).unwrap_or(i64::MAX));
+        self.shared_failures
+            .inc_by(shared_failures.saturating_sub(self.shared_failures.get()));
     }
 
     /// The metrics in Prometheus' text format.
@@ -318,6 +363,10 @@ mod tests {
             "kingstable_moves_total 1",
             "kingstable_ai_queue_length 0",
             "kingstable_http_responses_total{class=\"2xx\"} 1",
+            "kingstable_bus_connected 0",
+            "kingstable_bus_dropped_total 0",
+            "kingstable_relays 0",
+            "kingstable_shared_limit_failures_total 0",
         ] {
             assert!(text.contains(line), "missing {line} in\n{text}");
         }

@@ -136,6 +136,8 @@ pub struct Shared {
     next: AtomicU64,
     /// When Redis last failed, while it fails.
     failed: Mutex<Option<Instant>>,
+    /// Checks Redis did not answer, since start.
+    failures: AtomicU64,
     /// How long a holding lasts unless renewed.
     hold_for: Duration,
 }
@@ -199,6 +201,7 @@ impl Shared {
             released,
             next: AtomicU64::new(1),
             failed: Mutex::default(),
+            failures: AtomicU64::new(0),
             hold_for,
         });
         tokio::spawn(keep(Arc::downgrade(&shared), gone, hold_for / 3));
@@ -213,6 +216,7 @@ impl Shared {
         answer: impl std::future::Future<Output = redis::RedisResult<T>>,
     ) -> Result<T, SharedError> {
         if self.resting() {
+            self.failures.fetch_add(1, Ordering::Relaxed);
             return Err(SharedError::Resting);
         }
         let result = match tokio::time::timeout(ANSWER_WITHIN, answer).await {
@@ -228,12 +232,20 @@ impl Shared {
                 }
             }
             Err(error) => {
+                self.failures.fetch_add(1, Ordering::Relaxed);
                 if failed.replace(Instant::now()).is_none() {
                     tracing::warn!(%error, "shared limits: Redis does not answer; each process limits alone meanwhile");
                 }
             }
         }
         result
+    }
+
+    /// How many checks Redis did not answer (in time) since start, those not asked
+    /// while resting after a failure included.
+    #[must_use]
+    pub fn failures(&self) -> u64 {
+        self.failures.load(Ordering::Relaxed)
     }
 
     /// Whether Redis failed less than [`REST_AFTER_FAILURE`] ago.

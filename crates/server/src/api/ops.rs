@@ -28,6 +28,18 @@ pub async fn health(State(state): State<AppState>) -> Result<Response, ApiError>
 
 /// `GET /metrics`: Prometheus text format.
 pub async fn metrics(State(state): State<AppState>) -> Response {
+    if let Some(bus) = state.bus() {
+        let failures = state
+            .limiters
+            .shared()
+            .map_or(0, |shared| shared.failures());
+        state.metrics.bus(
+            !bus.is_closed(),
+            bus.dropped(),
+            state.live.remote_count(),
+            failures,
+        );
+    }
     let mut response = state.metrics.render().into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,

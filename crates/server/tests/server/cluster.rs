@@ -684,6 +684,13 @@ async fn limits_and_ai_quotas_are_shared() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
+    let metrics = on[1].get("/metrics").await.text;
+    assert!(metrics.contains("kingstable_bus_connected 1"), "{metrics}");
+    assert!(
+        metrics.contains("kingstable_shared_limit_failures_total 0"),
+        "{metrics}"
+    );
+
     // Without Redis each process limits alone, and answers at once.
     drop(redis);
     let started = Instant::now();
@@ -697,6 +704,14 @@ async fn limits_and_ai_quotas_are_shared() {
         started.elapsed()
     );
     assert!(started.elapsed() < Duration::from_secs(10));
+    // The operator sees it: the checks Redis did not answer are counted.
+    let metrics = on[1].get("/metrics").await.text;
+    let failures: u64 = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("kingstable_shared_limit_failures_total "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{metrics}"));
+    assert!(failures >= 1, "{metrics}");
 }
 
 /// The shared buckets and holdings themselves, on a real Redis, as two processes see
