@@ -88,7 +88,8 @@ async function newGame() {
       } else if (msg.t === 'events') {
         const last = msg.events[msg.events.length - 1];
         game.rev = Math.max(game.rev, msg.rev ?? last?.revision ?? game.rev);
-        legal = msg.legal_moves;
+        // The wire form: [text, from, to, captures, path?].
+        legal = (msg.legal ?? []).map((/** @type {[string]} */ m) => ({ text: m[0] }));
         if (msg.events.some((e) => e.outcome || e.type === 'ended')) game.over = true;
         for (const w of game.waiters.splice(0)) w(seat);
       }

@@ -114,7 +114,8 @@ async function newGame() {
         if (msg.game.status !== 'ongoing') game.over = true;
       } else if (msg.t === 'events') {
         game.rev = Math.max(game.rev, msg.rev);
-        legal = msg.legal_moves;
+        // The wire form: [text, from, to, captures, path?].
+        legal = (msg.legal ?? []).map((/** @type {[string]} */ m) => ({ text: m[0] }));
         if (msg.status !== 'ongoing') game.over = true;
         for (const w of game.waiters.splice(0)) w(seat);
       }

@@ -38,6 +38,13 @@
  */
 
 /**
+ * A legal move in the compact wire form of `events` messages: `[text, from, to,
+ * captures]`, with the path as a fifth element where it is more than `[from, to]`, and
+ * each square as its cell index `rank * files + file` (`wire.js` reads it back).
+ * @typedef {[string, number, number, number[]] | [string, number, number, number[], number[]]} WireMove
+ */
+
+/**
  * A move played in a game.
  * @typedef {MoveInfo & {ply: number, player: Side}} PlayedMove
  */
@@ -179,8 +186,10 @@
  * @property {GameEvent[]} events
  * @property {GameStatus} status
  * @property {GameResult | null} result
- * @property {BoardView} board
- * @property {MoveInfo[]} legal_moves filled only for the side to move
+ * @property {string} pieces the board's pieces, a character a cell in the order of
+ *   `cells` (`.` none; the kind's initial, upper case for the first player's)
+ * @property {Side} to_move
+ * @property {WireMove[]} legal filled only for the side to move
  * @property {Clocks | null} clocks
  * @property {Side | null} draw_offer
  * @property {Side | null} takeback_request

@@ -154,12 +154,13 @@ pub trait Board: Game {
         moves.into_iter().map(|mv| self.move_info(mv)).collect()
     }
 
-    /// Appends the geometry of a legal move here to `out` as JSON: the text that
-    /// serialising [`Board::move_info`]'s answer gives.
-    fn write_move_info_json(&self, mv: Self::Move, out: &mut String) {
+    /// Appends a legal move here to `out` in the compact wire form
+    /// ([`MoveInfo::wire`]): what serialising that gives.
+    fn write_move_wire(&self, mv: Self::Move, out: &mut String) {
         let info = self.move_info(mv);
-        push_move_json(
+        push_move_wire(
             out,
+            self.files(),
             |out| out.push_str(&info.text),
             info.from,
             info.to,
@@ -168,20 +169,20 @@ pub trait Board: Game {
         );
     }
 
-    /// Every legal move as JSON: the text that serialising [`Board::legal_moves_info`]'s
-    /// answer gives (`[]` when the game is over), written straight from the rules' move
-    /// list. The server sends it to the player to move after every move, so nothing
-    /// is built per move on the way.
-    fn legal_moves_json(&self) -> String {
+    /// Every legal move in the compact wire form, as a JSON array (`[]` when the game is
+    /// over): the text [`MoveInfo::wire_list`] gives for [`Board::legal_moves_info`],
+    /// written straight from the rules' move list. The server sends it to the player to
+    /// move after every move, so nothing is built per move on the way.
+    fn legal_moves_wire(&self) -> String {
         let mut moves = Vec::new();
         self.legal_moves(&mut moves);
-        let mut out = String::with_capacity(2 + moves.len() * 128);
+        let mut out = String::with_capacity(2 + moves.len() * 24);
         out.push('[');
         for (i, mv) in moves.into_iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            self.write_move_info_json(mv, &mut out);
+            self.write_move_wire(mv, &mut out);
         }
         out.push(']');
         out
@@ -203,52 +204,61 @@ pub trait Board: Game {
     fn move_from_any(mv: AnyMove) -> Option<Self::Move>;
 }
 
-/// Appends one move's JSON object (the fields of [`MoveInfo`], in its order); `text`
-/// writes the move's notation, which never needs escaping (letters, digits, `-`, `x`).
-fn push_move_json(
+/// Appends one move in the compact wire form ([`MoveInfo::wire`]); `text` writes the
+/// move's notation, which never needs escaping (letters, digits, `-`, `x`).
+fn push_move_wire(
     out: &mut String,
+    files: u8,
     text: impl FnOnce(&mut String),
     from: Square,
     to: Square,
     path: impl IntoIterator<Item = Square>,
     captures: impl IntoIterator<Item = Square>,
 ) {
-    out.push_str("{\"text\":\"");
+    out.push_str("[\"");
     text(out);
-    out.push_str("\",\"from\":");
-    push_square_json(out, from);
-    out.push_str(",\"to\":");
-    push_square_json(out, to);
-    out.push_str(",\"path\":");
-    push_squares_json(out, path);
-    out.push_str(",\"captures\":");
-    push_squares_json(out, captures);
-    out.push('}');
+    out.push_str("\",");
+    push_index(out, files, from);
+    out.push(',');
+    push_index(out, files, to);
+    out.push(',');
+    push_indices(out, files, captures);
+    // The path only where it is more than its two ends.
+    let mut path = path.into_iter();
+    let ends = (path.next(), path.next());
+    match (ends, path.next()) {
+        ((Some(a), Some(b)), None) if a == from && b == to => {}
+        ((a, b), c) => {
+            out.push(',');
+            push_indices(out, files, a.into_iter().chain(b).chain(c).chain(path));
+        }
+    }
+    out.push(']');
 }
 
-fn push_squares_json(out: &mut String, squares: impl IntoIterator<Item = Square>) {
+fn push_indices(out: &mut String, files: u8, squares: impl IntoIterator<Item = Square>) {
     out.push('[');
     for (i, sq) in squares.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_square_json(out, sq);
+        push_index(out, files, sq);
     }
     out.push(']');
 }
 
-fn push_square_json(out: &mut String, sq: Square) {
-    /// `{"file":F,"rank":R}` for every file and rank up to 15, written once.
-    static SQUARES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
-        (0..=u8::MAX)
-            .map(|i| format!("{{\"file\":{},\"rank\":{}}}", i >> 4, i & 15))
-            .collect()
-    });
-    if sq.file < 16 && sq.rank < 16 {
-        out.push_str(&SQUARES[usize::from(sq.file << 4 | sq.rank)]);
-    } else {
-        use std::fmt::Write as _;
-        let _ = write!(out, "{{\"file\":{},\"rank\":{}}}", sq.file, sq.rank);
+/// Appends a square as its cell index (`rank * files + file`).
+fn push_index(out: &mut String, files: u8, sq: Square) {
+    /// The numbers up to 255 (every index of a 12 x 16 frame), written once.
+    static NUMBERS: std::sync::LazyLock<Vec<String>> =
+        std::sync::LazyLock::new(|| (0..=u8::MAX).map(|i| i.to_string()).collect());
+    let index = usize::from(sq.rank) * usize::from(files) + usize::from(sq.file);
+    match NUMBERS.get(index) {
+        Some(text) => out.push_str(text),
+        None => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{index}");
+        }
     }
 }
 
@@ -321,11 +331,12 @@ impl Board for Tafl {
         }
     }
 
-    fn write_move_info_json(&self, mv: tafl::Move, out: &mut String) {
+    fn write_move_wire(&self, mv: tafl::Move, out: &mut String) {
         let captured = self.position().captures_of(mv, self.rules());
         let (from, to) = (Square::from(mv.from), Square::from(mv.to));
-        push_move_json(
+        push_move_wire(
             out,
+            self.files(),
             |out| tafl::notation::push_move(out, mv, captured),
             from,
             to,
@@ -429,7 +440,7 @@ impl Board for Camelot {
         }
     }
 
-    fn write_move_info_json(&self, mv: camelot::Move, out: &mut String) {
+    fn write_move_wire(&self, mv: camelot::Move, out: &mut String) {
         use std::fmt::Write as _;
         let position = self.position();
         let (from, to) = (Square::from(mv.from), Square::from(mv.to));
@@ -439,8 +450,9 @@ impl Board for Camelot {
                 let squares = std::iter::once(path.from)
                     .chain(path.steps.iter().map(|step| step.to))
                     .map(Square::from);
-                push_move_json(
+                push_move_wire(
                     out,
+                    self.files(),
                     // Writing to a String cannot fail.
                     |out| {
                         let _ = write!(out, "{path}");
@@ -451,8 +463,9 @@ impl Board for Camelot {
                     captures,
                 );
             }
-            None => push_move_json(
+            None => push_move_wire(
                 out,
+                self.files(),
                 |out| out.push_str(&position.format_move(mv)),
                 from,
                 to,

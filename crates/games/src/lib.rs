@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 pub use board::{Board, Cell, Mark, PieceKind, Square};
 pub use error::{MoveError, PositionError, RulesError};
 pub use game::{EndReason, Game, GameKind, Outcome, Player};
-pub use view::BoardView;
+pub use view::{BoardView, piece_char};
 
 use camelot::Camelot;
 use tafl::{Rules, Tafl, Variant};
@@ -122,6 +122,121 @@ pub struct MoveInfo {
     pub path: Vec<Square>,
     /// The squares of the pieces this move captures (before it is played).
     pub captures: Vec<Square>,
+}
+
+impl MoveInfo {
+    /// The move in the compact wire form the server sends a player's legal moves in:
+    /// `[text, from, to, captures]`, with `path` as a fifth element only where it is
+    /// more than `[from, to]` (Camelot's canters and jumps), and every square as its
+    /// cell index `rank * files + file` (as in [`BoardView::cells`]). For example
+    /// `["d1-d3",3,25,[]]` on an 11 x 11 board.
+    #[must_use]
+    pub fn wire(&self, files: u8) -> WireMove {
+        let index = |sq: &Square| u16::from(sq.rank) * u16::from(files) + u16::from(sq.file);
+        let plain = self.path.len() == 2 && self.path[0] == self.from && self.path[1] == self.to;
+        WireMove {
+            text: self.text.clone(),
+            from: index(&self.from),
+            to: index(&self.to),
+            captures: self.captures.iter().map(index).collect(),
+            path: (!plain).then(|| self.path.iter().map(index).collect()),
+        }
+    }
+
+    /// The move a [`WireMove`] on a board of `files` files stands for; `None` when an
+    /// index is past what a board can have.
+    #[must_use]
+    pub fn from_wire(wire: &WireMove, files: u8) -> Option<MoveInfo> {
+        let square = |index: u16| -> Option<Square> {
+            let files = u16::from(files.max(1));
+            Some(Square::new(
+                u8::try_from(index % files).ok()?,
+                u8::try_from(index / files).ok()?,
+            ))
+        };
+        let (from, to) = (square(wire.from)?, square(wire.to)?);
+        let path = match &wire.path {
+            Some(path) => path.iter().map(|&i| square(i)).collect::<Option<_>>()?,
+            None => vec![from, to],
+        };
+        Some(MoveInfo {
+            text: wire.text.clone(),
+            from,
+            to,
+            path,
+            captures: wire
+                .captures
+                .iter()
+                .map(|&i| square(i))
+                .collect::<Option<_>>()?,
+        })
+    }
+}
+
+/// A move in the compact wire form ([`MoveInfo::wire`]), serialised as a JSON array of
+/// four or five elements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireMove {
+    /// The move in notation with captures.
+    pub text: String,
+    /// The index of the square it starts on.
+    pub from: u16,
+    /// The index of the square it ends on.
+    pub to: u16,
+    /// The indices of the squares of the pieces it captures.
+    pub captures: Vec<u16>,
+    /// Every square the piece stands on, where that is more than `[from, to]`.
+    pub path: Option<Vec<u16>>,
+}
+
+impl Serialize for WireMove {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple as _;
+        let mut tuple = serializer.serialize_tuple(4 + usize::from(self.path.is_some()))?;
+        tuple.serialize_element(&self.text)?;
+        tuple.serialize_element(&self.from)?;
+        tuple.serialize_element(&self.to)?;
+        tuple.serialize_element(&self.captures)?;
+        if let Some(path) = &self.path {
+            tuple.serialize_element(path)?;
+        }
+        tuple.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for WireMove {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = WireMove;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("[text, from, to, captures] or [text, from, to, captures, path]")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<WireMove, A::Error> {
+                use serde::de::Error as _;
+                let missing = |n: usize| A::Error::invalid_length(n, &self);
+                let text = seq.next_element()?.ok_or_else(|| missing(0))?;
+                let from = seq.next_element()?.ok_or_else(|| missing(1))?;
+                let to = seq.next_element()?.ok_or_else(|| missing(2))?;
+                let captures = seq.next_element()?.ok_or_else(|| missing(3))?;
+                let path = seq.next_element()?;
+                if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    return Err(A::Error::invalid_length(6, &self));
+                }
+                Ok(WireMove {
+                    text,
+                    from,
+                    to,
+                    captures,
+                    path,
+                })
+            }
+        }
+        deserializer.deserialize_seq(Visitor)
+    }
 }
 
 /// Why a list of move texts does not play ([`AnyGame::play_texts`]).
@@ -607,18 +722,18 @@ impl Board for AnyGame {
         AnyGame::move_info(self, mv)
     }
 
-    fn write_move_info_json(&self, mv: AnyMove, out: &mut String) {
+    fn write_move_wire(&self, mv: AnyMove, out: &mut String) {
         match (self, mv) {
-            (AnyGame::Tafl(g), AnyMove::Tafl(mv)) => g.write_move_info_json(mv, out),
-            (AnyGame::Camelot(g), AnyMove::Camelot(mv)) => g.write_move_info_json(mv, out),
+            (AnyGame::Tafl(g), AnyMove::Tafl(mv)) => g.write_move_wire(mv, out),
+            (AnyGame::Camelot(g), AnyMove::Camelot(mv)) => g.write_move_wire(mv, out),
             _ => self.wrong_family(mv),
         }
     }
 
-    fn legal_moves_json(&self) -> String {
+    fn legal_moves_wire(&self) -> String {
         match self {
-            AnyGame::Tafl(g) => g.legal_moves_json(),
-            AnyGame::Camelot(g) => g.legal_moves_json(),
+            AnyGame::Tafl(g) => g.legal_moves_wire(),
+            AnyGame::Camelot(g) => g.legal_moves_wire(),
         }
     }
 

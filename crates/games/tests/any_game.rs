@@ -471,11 +471,12 @@ fn can_win_is_answered_by_each_games_rules() {
     }
 }
 
-/// The JSON written straight from the rules' move list is the JSON of the geometry
-/// (`legal_moves_info` serialised), in every position of random games of the three
-/// games: quiet moves, captures, Camelot's canters and jump sequences, and the end.
+/// The compact wire form written straight from the rules' move list is the geometry
+/// (`legal_moves_info`) in that form, serialised, and reads back as that geometry, in
+/// every position of random games of the three games: quiet moves, captures, Camelot's
+/// canters and jump sequences, and the end.
 #[test]
-fn legal_moves_json_is_the_serialised_geometry() {
+fn legal_moves_wire_is_the_geometry_in_compact_form() {
     use games::Board;
     // A fixed xorshift sequence: the same games on every run.
     let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -487,6 +488,7 @@ fn legal_moves_json_is_the_serialised_geometry() {
     };
     let mut checked = [0usize; 3];
     let mut captures = [0usize; 3];
+    let mut paths = [0usize; 3];
     for (k, kind) in [GameKind::Fetlar, GameKind::Copenhagen, GameKind::Camelot]
         .into_iter()
         .enumerate()
@@ -495,9 +497,19 @@ fn legal_moves_json_is_the_serialised_geometry() {
             let mut game = AnyGame::start(kind);
             let mut moves = Vec::new();
             for _ in 0..250 {
-                let json = game.legal_moves_json();
-                let expected = serde_json::to_string(&game.legal_moves_info()).unwrap();
+                let json = game.legal_moves_wire();
+                let infos = game.legal_moves_info();
+                let wire: Vec<games::WireMove> =
+                    infos.iter().map(|m| m.wire(game.files())).collect();
+                let expected = serde_json::to_string(&wire).unwrap();
                 assert_eq!(json, expected, "{}", game.position_string());
+                let read: Vec<games::WireMove> = serde_json::from_str(&json).unwrap();
+                let back: Vec<MoveInfo> = read
+                    .iter()
+                    .map(|w| MoveInfo::from_wire(w, game.files()).unwrap())
+                    .collect();
+                assert_eq!(back, infos, "{}", game.position_string());
+                paths[k] += wire.iter().filter(|w| w.path.is_some()).count();
                 checked[k] += 1;
                 moves.clear();
                 game.legal_moves(&mut moves);
@@ -515,4 +527,43 @@ fn legal_moves_json_is_the_serialised_geometry() {
         captures.iter().all(|&c| c > 0),
         "{captures:?} of {checked:?}"
     );
+    // Tafl moves go from one end to the other; Camelot's canters and jumps have paths.
+    assert_eq!(paths[..2], [0, 0]);
+    assert!(paths[2] > 0, "{paths:?}");
+}
+
+/// The wire form of a move, and what it refuses to read.
+#[test]
+fn a_wire_move_reads_back_and_refuses_bad_shapes() {
+    let game = AnyGame::start(GameKind::Copenhagen);
+    let info = game
+        .legal_moves_info()
+        .into_iter()
+        .find(|m| m.text == "d1-d3")
+        .unwrap();
+    let wire = info.wire(11);
+    assert_eq!(
+        serde_json::to_string(&wire).unwrap(),
+        r#"["d1-d3",3,25,[]]"#
+    );
+    assert_eq!(MoveInfo::from_wire(&wire, 11), Some(info));
+    for bad in [
+        r#"["d1-d3",3,25]"#,
+        r#"["d1-d3",3,25,[],[3,25],1]"#,
+        r#"{"text":"d1-d3"}"#,
+        r#"["d1-d3",-1,25,[]]"#,
+    ] {
+        assert!(
+            serde_json::from_str::<games::WireMove>(bad).is_err(),
+            "{bad}"
+        );
+    }
+    let far = games::WireMove {
+        text: "x".into(),
+        from: 60_000,
+        to: 3,
+        captures: vec![],
+        path: None,
+    };
+    assert_eq!(MoveInfo::from_wire(&far, 11), None);
 }

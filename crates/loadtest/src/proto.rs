@@ -85,12 +85,20 @@ impl Events {
     }
 }
 
+/// The texts of a list of moves: objects with a `text` (a `state`'s `legal_moves` and
+/// `moves`), or the wire form's arrays whose first element is the text (an `events`
+/// message's `legal`).
 fn texts(list: Option<&Value>) -> Vec<String> {
     list.and_then(Value::as_array)
         .map(|moves| {
             moves
                 .iter()
-                .filter_map(|m| m.get("text").and_then(Value::as_str).map(str::to_owned))
+                .filter_map(|m| {
+                    m.get("text")
+                        .or_else(|| m.get(0))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -140,7 +148,11 @@ pub fn parse(text: &str) -> Option<Incoming> {
                 .and_then(Value::as_array)
                 .map(|events| events.iter().map(event).collect())
                 .unwrap_or_default(),
-            legal: value.get("legal_moves").map(|l| texts(Some(l))),
+            // `legal` in the wire form (`legal_moves` from a server before it).
+            legal: value
+                .get("legal")
+                .or_else(|| value.get("legal_moves"))
+                .map(|l| texts(Some(l))),
         }),
         Some("rematch") => Incoming::Rematch(string(value.get("id")).unwrap_or_default()),
         Some("error") => Incoming::Error {
@@ -184,7 +196,8 @@ mod tests {
         let text = r#"{"t":"events","from_rev":4,"events":[{"revision":5,"at":1795546301234,"type":"moved",
           "player":"first","move":{"text":"d1-d3","from":{"file":3,"rank":0},"to":{"file":3,"rank":2},
           "path":[],"captures":[]},"clocks":null,"outcome":null}],
-          "board":{},"legal_moves":[{"text":"a4-a1"}],"clocks":null,"new_field":1}"#;
+          "pieces":"...AAAAA...","to_move":"second","clocks":null,"new_field":1,
+          "legal":[["a4-a1",33,0,[]],["F9-D11-B7",104,78,[],[104,128,78]]]}"#;
         let Some(Incoming::Events(events)) = parse(text) else {
             panic!("not events");
         };
@@ -192,6 +205,15 @@ mod tests {
         assert_eq!(events.events[0].moved.as_deref(), Some("d1-d3"));
         assert_eq!(events.events[0].player.as_deref(), Some("first"));
         assert!(!events.ends());
+        assert_eq!(
+            events.legal,
+            Some(vec!["a4-a1".to_owned(), "F9-D11-B7".to_owned()])
+        );
+        // A server from before the wire form.
+        let older = r#"{"t":"events","events":[],"legal_moves":[{"text":"a4-a1"}]}"#;
+        let Some(Incoming::Events(events)) = parse(older) else {
+            panic!("not events");
+        };
         assert_eq!(events.legal, Some(vec!["a4-a1".to_owned()]));
     }
 

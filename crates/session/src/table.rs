@@ -475,13 +475,13 @@ impl Session {
         }
     }
 
-    /// The legal moves for the player to move as JSON (`[]` when the game is over): the
-    /// text that serialising [`Session::legal_moves`] gives, written straight from the
-    /// rules' move list.
+    /// The legal moves for the player to move as a JSON array in the compact wire form
+    /// ([`games::MoveInfo::wire`]; `[]` when the game is over), written straight from
+    /// the rules' move list.
     #[must_use]
-    pub fn legal_moves_json(&self) -> String {
+    pub fn legal_moves_wire(&self) -> String {
         if self.is_ongoing() {
-            games::Board::legal_moves_json(&self.game)
+            games::Board::legal_moves_wire(&self.game)
         } else {
             "[]".to_owned()
         }

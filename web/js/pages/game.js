@@ -22,6 +22,7 @@ import { Chat } from '../chat.js';
 import { goalText, rulesHref, setRulesContext } from '../guide.js';
 import { positionString } from '../position.js';
 import { lostPieces, lostEl } from '../captured.js';
+import { withPieces, movesOf } from '../wire.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').Side} Side */
@@ -572,8 +573,8 @@ export async function render(main, [id]) {
     game.rev = msg.rev;
     game.status = msg.status;
     game.result = msg.result;
-    game.board = msg.board;
-    game.legal_moves = msg.legal_moves;
+    game.board = withPieces(game.board, msg.pieces, msg.to_move);
+    game.legal_moves = movesOf(msg.legal, game.board.files);
     game.clocks = msg.clocks;
     game.draw_offer = msg.draw_offer;
     game.takeback_request = msg.takeback_request;

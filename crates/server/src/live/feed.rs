@@ -24,7 +24,7 @@ use crate::store::SeatRecord;
 pub const QUEUE: usize = 64;
 /// How many recent changes the feed keeps for sockets that reconnect (a dropped
 /// connection usually misses one or two). Each holds its serialised `events` message
-/// (board included: a few KiB), so this bounds a game's memory.
+/// (about a kilobyte), so this bounds a game's memory.
 pub const HISTORY: usize = 16;
 
 /// Who sits in each seat: enough to tell a socket's side without the owner.
@@ -106,7 +106,7 @@ impl Snapshot {
         let mut view = self.view.clone();
         view.you = you;
         if you.is_some() && you == Some(view.board.to_move) && !self.legal.is_empty() {
-            view.legal_moves.clone_from(&self.legal);
+            view.legal_moves = self.legal.infos();
         }
         view
     }

@@ -305,33 +305,54 @@ impl ClocksView {
     }
 }
 
-/// The legal moves of the side to move as their JSON array (`[]`: none; the fields of
-/// [`MoveInfo`]): written once per change from the rules' move list
-/// ([`Session::legal_moves_json`]) and shared by the mover's `events` text and the
-/// snapshot that `state` messages are made from.
+/// The legal moves of the side to move as a JSON array in the compact wire form
+/// ([`games::MoveInfo::wire`]; `[]`: none), with the board's width to read their squares
+/// back: written once per change from the rules' move list
+/// ([`Session::legal_moves_wire`]) and shared by the mover's `events` text (`legal`) and
+/// the snapshot that `state` messages are made from (where they are written out as
+/// [`MoveInfo`]s, `legal_moves`: a `state` is rare, a move is not).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LegalMoves(Option<Arc<str>>);
+pub struct LegalMoves(Option<Arc<WireList>>);
+
+#[derive(Debug, PartialEq, Eq)]
+struct WireList {
+    /// The board's files: a square's index is `rank * files + file`.
+    files: u8,
+    /// The JSON array.
+    json: Box<str>,
+}
 
 impl LegalMoves {
     /// The legal moves of `session`'s side to move (none once it is over).
     #[must_use]
     pub fn of(session: &Session) -> LegalMoves {
-        LegalMoves::from_json(session.legal_moves_json())
+        LegalMoves::from_wire(
+            games::Board::files(session.game()),
+            session.legal_moves_wire(),
+        )
     }
 
-    /// The moves of `json`, a JSON array of [`MoveInfo`]s.
-    fn from_json(json: String) -> LegalMoves {
+    /// The moves of `json`, a JSON array of moves in the wire form on a board of `files`
+    /// files.
+    fn from_wire(files: u8, json: String) -> LegalMoves {
         if json == "[]" {
             LegalMoves(None)
         } else {
-            LegalMoves(Some(Arc::from(json)))
+            LegalMoves(Some(Arc::new(WireList {
+                files,
+                json: json.into_boxed_str(),
+            })))
         }
     }
 
-    /// The moves of `infos`.
+    /// The moves of `infos` on a board of `files` files.
     #[must_use]
-    pub fn from_infos(infos: &[MoveInfo]) -> LegalMoves {
-        LegalMoves::from_json(serde_json::to_string(infos).unwrap_or_else(|_| "[]".into()))
+    pub fn from_infos(infos: &[MoveInfo], files: u8) -> LegalMoves {
+        let wire: Vec<games::WireMove> = infos.iter().map(|m| m.wire(files)).collect();
+        LegalMoves::from_wire(
+            files,
+            serde_json::to_string(&wire).unwrap_or_else(|_| "[]".into()),
+        )
     }
 
     /// Whether there are none.
@@ -340,28 +361,77 @@ impl LegalMoves {
         self.0.is_none()
     }
 
-    /// The JSON array.
+    /// The JSON array in the wire form.
     #[must_use]
     pub fn json(&self) -> &str {
-        self.0.as_deref().unwrap_or("[]")
+        self.0.as_ref().map_or("[]", |list| &list.json)
     }
+
+    /// The moves with their squares ([`MoveInfo`]s), as a `state` message gives them.
+    #[must_use]
+    pub fn infos(&self) -> Vec<MoveInfo> {
+        let Some(list) = &self.0 else {
+            return Vec::new();
+        };
+        match serde_json::from_str::<Vec<games::WireMove>>(&list.json) {
+            Ok(moves) => moves
+                .iter()
+                .filter_map(|m| MoveInfo::from_wire(m, list.files))
+                .collect(),
+            Err(error) => {
+                tracing::error!(%error, "legal moves that do not read back");
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// Between server processes (a snapshot on the bus): `{"files": 11, "moves": [...]}` in
+/// the wire form, or `null`.
+#[derive(Serialize, Deserialize)]
+struct WireListOut<'a> {
+    files: u8,
+    #[serde(borrow)]
+    moves: &'a serde_json::value::RawValue,
 }
 
 impl Serialize for LegalMoves {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Written as it is (checked as JSON on the way: a `state` message, not the
-        // events of every move, which splice it in).
-        let raw: &serde_json::value::RawValue =
-            serde_json::from_str(self.json()).map_err(serde::ser::Error::custom)?;
-        raw.serialize(serializer)
+        match &self.0 {
+            None => serializer.serialize_none(),
+            Some(list) => {
+                let moves: &serde_json::value::RawValue =
+                    serde_json::from_str(&list.json).map_err(serde::ser::Error::custom)?;
+                WireListOut {
+                    files: list.files,
+                    moves,
+                }
+                .serialize(serializer)
+            }
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for LegalMoves {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
-        Ok(LegalMoves::from_json(raw.get().to_owned()))
+        #[derive(Deserialize)]
+        struct Owned {
+            files: u8,
+            moves: Box<serde_json::value::RawValue>,
+        }
+        Ok(match Option::<Owned>::deserialize(deserializer)? {
+            None => LegalMoves(None),
+            Some(list) => LegalMoves::from_wire(list.files, list.moves.get().to_owned()),
+        })
     }
+}
+
+/// Writes legal moves as their JSON array in the wire form (the `events` message's
+/// `legal`).
+fn wire_array<S: serde::Serializer>(legal: &LegalMoves, serializer: S) -> Result<S::Ok, S::Error> {
+    let raw: &serde_json::value::RawValue =
+        serde_json::from_str(legal.json()).map_err(serde::ser::Error::custom)?;
+    raw.serialize(serializer)
 }
 
 /// The `events` message: the changes from `from_rev` to `rev` and the game after them.
@@ -377,8 +447,11 @@ pub struct EventsView {
     pub status: GameStatusView,
     /// The result once finished.
     pub result: Option<Outcome>,
-    /// The board after them.
-    pub board: BoardView,
+    /// The pieces on the board after them ([`BoardView::pieces`]: the frame and the
+    /// marks do not change in a game, and the `state` message gave them).
+    pub pieces: String,
+    /// The side to move after them.
+    pub to_move: Player,
     /// Both clocks when the change was made (`null` untimed).
     pub clocks: Option<ClocksView>,
     /// Who offers a draw.
@@ -387,15 +460,16 @@ pub struct EventsView {
     pub takeback_request: Option<Player>,
     /// What each player may do now.
     pub actions: Actions,
-    /// The legal moves of the side to move: filled only in the copy that side's sockets
-    /// get. Last, so that copy is the others' text with the moves put in
-    /// ([`EventsView::with_legal_moves`]).
-    pub legal_moves: LegalMoves,
+    /// The legal moves of the side to move, in the wire form: filled only in the copy
+    /// that side's sockets get. Last, so that copy is the others' text with the moves
+    /// put in ([`EventsView::with_legal_moves`]).
+    #[serde(serialize_with = "wire_array")]
+    pub legal: LegalMoves,
 }
 
 impl EventsView {
     /// The end of an `events` message's text without legal moves.
-    const NO_MOVES_END: &'static str = "\"legal_moves\":[]}";
+    const NO_MOVES_END: &'static str = "\"legal\":[]}";
 
     /// The text of the `events` message `public` (serialised without legal moves) with
     /// `legal` put in: the board and the events are not written out again.
@@ -405,7 +479,7 @@ impl EventsView {
         let moves = legal.json();
         let mut text = String::with_capacity(public.len() + moves.len());
         text.push_str(head);
-        text.push_str("\"legal_moves\":");
+        text.push_str("\"legal\":");
         text.push_str(moves);
         text.push('}');
         Some(text)
@@ -706,7 +780,7 @@ pub struct GameView {
     /// The moves played.
     pub moves: PlayedList,
     /// The receiver's legal moves (empty unless it is their turn in a game going on).
-    pub legal_moves: LegalMoves,
+    pub legal_moves: Vec<MoveInfo>,
     /// Both clocks (`null` untimed).
     pub clocks: Option<ClocksView>,
     /// Who offers a draw.
@@ -1062,24 +1136,40 @@ mod tests {
     fn the_movers_events_text_is_the_public_one_with_the_moves() {
         for kind in [GameKind::Copenhagen, GameKind::Camelot] {
             let game = games::AnyGame::start(kind);
-            let legal = LegalMoves::from_json(games::Board::legal_moves_json(&game));
-            assert_eq!(legal, LegalMoves::from_infos(&game.legal_moves_info()));
+            let files = games::Board::files(&game);
+            let legal = LegalMoves::from_wire(files, games::Board::legal_moves_wire(&game));
+            assert_eq!(
+                legal,
+                LegalMoves::from_infos(&game.legal_moves_info(), files)
+            );
+            assert_eq!(legal.infos(), game.legal_moves_info());
+            // Between processes and back.
+            let there: LegalMoves =
+                serde_json::from_str(&serde_json::to_string(&legal).unwrap()).unwrap();
+            assert_eq!(there, legal);
+            let none: LegalMoves =
+                serde_json::from_str(&serde_json::to_string(&LegalMoves::default()).unwrap())
+                    .unwrap();
+            assert!(none.is_empty());
+            let board = BoardView::of(&game);
             let mut view = EventsView {
                 from_rev: 3,
                 rev: 4,
                 events: Vec::new(),
                 status: GameStatusView::Ongoing,
                 result: None,
-                board: BoardView::of(&game),
+                pieces: board.pieces(),
+                to_move: board.to_move,
                 clocks: None,
                 draw_offer: Some(Player::Second),
                 takeback_request: None,
                 actions: Actions::default(),
-                legal_moves: LegalMoves::default(),
+                legal: LegalMoves::default(),
             };
             let public =
                 serde_json::to_string(&ServerMessage::Events(Box::new(view.clone()))).unwrap();
-            view.legal_moves.clone_from(&legal);
+            assert!(public.ends_with(r#""legal":[]}"#), "{public}");
+            view.legal.clone_from(&legal);
             let whole = serde_json::to_string(&ServerMessage::Events(Box::new(view))).unwrap();
             assert_eq!(
                 EventsView::with_legal_moves(&public, &legal).unwrap(),

@@ -245,7 +245,7 @@ fn view_known(
         start_board,
         start_position: record.start_position.clone(),
         moves,
-        legal_moves: session.map_or_else(LegalMoves::default, |s| legal_moves_for(s, you)),
+        legal_moves: session.map_or_else(Vec::new, |s| legal_moves_for(s, you)),
         clocks: session.and_then(|s| ClocksView::of(s, now)),
         draw_offer: session.and_then(Session::draw_offer),
         takeback_request: session.and_then(Session::takeback_request),
@@ -279,11 +279,11 @@ pub(crate) fn snapshot_of(
     Snapshot::new(view, legal, seats, clocks)
 }
 
-fn legal_moves_for(session: &Session, you: Option<Player>) -> LegalMoves {
+fn legal_moves_for(session: &Session, you: Option<Player>) -> Vec<games::MoveInfo> {
     if session.is_ongoing() && you == Some(session.to_move()) {
-        LegalMoves::of(session)
+        session.legal_moves()
     } else {
-        LegalMoves::default()
+        Vec::new()
     }
 }
 
@@ -712,14 +712,16 @@ impl Owner {
             return;
         };
         let legal = LegalMoves::of(session);
+        let board = BoardView::of(session.game());
         let message = ServerMessage::Events(Box::new(EventsView {
             from_rev: before,
             rev: session.revision(),
             events: events.to_vec(),
             status: status_of(&self.record, Some(session)),
             result: session.outcome().or(self.record.outcome),
-            board: BoardView::of(session.game()),
-            legal_moves: LegalMoves::default(),
+            pieces: board.pieces(),
+            to_move: board.to_move,
+            legal: LegalMoves::default(),
             clocks: ClocksView::of(session, Timestamp::now()),
             draw_offer: session.draw_offer(),
             takeback_request: session.takeback_request(),
@@ -736,7 +738,7 @@ impl Owner {
                 None => {
                     let mut message = message.clone();
                     if let ServerMessage::Events(view) = &mut message {
-                        view.legal_moves = legal.clone();
+                        view.legal = legal.clone();
                     }
                     to_text(&message)
                 }
@@ -750,12 +752,8 @@ impl Owner {
             mover,
         };
         // The snapshot takes the board the message was written from.
-        let board = match message {
-            ServerMessage::Events(view) => Some(view.board),
-            _ => None,
-        };
         self.feed
-            .change(frame, self.snapshot_with(Some(legal), board));
+            .change(frame, self.snapshot_with(Some(legal), Some(board)));
     }
 
     /// Reads the players' conditional moves from the store (a resumed game).

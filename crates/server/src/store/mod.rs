@@ -220,6 +220,10 @@ impl Store {
                 })
             })
             .acquire_timeout(Duration::from_secs(10))
+            // A SQLite connection is a file in this process: it cannot have been lost,
+            // so it is not pinged before each query (a round trip to its worker thread
+            // that cost more than the move's insert). A PostgreSQL one is.
+            .test_before_acquire(backend == Backend::Postgres)
             .connect(url.connection_string())
             .await
             .map_err(damaged_or)?;

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 
-use common::{Client, Database, Db, TestServer, test_config};
+use common::{Client, Database, Db, TestServer, legal_texts, test_config};
 
 use common::ws::Stream;
 
@@ -99,12 +99,12 @@ async fn friend_game(a: &mut Client, b: &mut Client, time_control: &str) -> Stri
 
 /// The first legal move listed in a `state` or `events` message.
 fn first_legal(message: &Value) -> String {
-    let list = if message["t"] == "state" {
-        &message["game"]["legal_moves"]
+    let game = if message["t"] == "state" {
+        &message["game"]
     } else {
-        &message["legal_moves"]
+        message
     };
-    list[0]["text"].as_str().expect("a legal move").to_owned()
+    legal_texts(game).swap_remove(0)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -173,8 +173,8 @@ async fn every_spectator_gets_the_same_text_once_per_change() {
     let (to_first, to_first_text) = until(&mut first, "events").await;
     assert_eq!(to_second["rev"], 1);
     assert_eq!(to_second["events"][0]["type"], "moved");
-    assert!(!to_second["legal_moves"].as_array().unwrap().is_empty());
-    assert!(to_first["legal_moves"].as_array().unwrap().is_empty());
+    assert!(!legal_texts(&to_second).is_empty());
+    assert!(legal_texts(&to_first).is_empty());
     assert_eq!(to_first["status"], "ongoing");
     // After both have... only the first has moved: the second may still abort.
     assert_eq!(
@@ -427,11 +427,17 @@ async fn the_lobby_sends_coalesced_changes_not_lists() {
             board["to_move"] = change["to_move"].clone();
         }
     }
-    assert_eq!(board, last["board"], "the changes give the board now");
+    // The game's own last `events` message says the board as its pieces.
+    assert_eq!(
+        common::pieces_of(&board),
+        last["pieces"].as_str().unwrap(),
+        "the changes give the board now"
+    );
+    assert_eq!(board["to_move"], last["to_move"]);
     // A socket that connects now gets the same board in its snapshot.
     let mut late = open(&server, &watcher, "/ws/lobby").await;
     let snapshot = next(&mut late).await;
-    assert_eq!(snapshot["games"][0]["board"], last["board"], "{snapshot}");
+    assert_eq!(snapshot["games"][0]["board"], board, "{snapshot}");
     assert_eq!(messages.last().unwrap()["live"], 1);
 
     // The live list is paged.

@@ -22,7 +22,7 @@ use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use common::{Client, Database};
+use common::{Client, Database, legal_texts};
 
 /// A Redis server of this test's own, on a free port, stopped when dropped.
 struct Redis {
@@ -145,15 +145,10 @@ fn moves_of(game: &Value) -> Vec<String> {
 }
 
 fn legal_of(value: &Value) -> Vec<String> {
-    value["legal_moves"]
-        .as_array()
-        .map(|moves| {
-            moves
-                .iter()
-                .map(|m| m["text"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
+    if value.get("legal_moves").is_none() && value.get("legal").is_none() {
+        return Vec::new();
+    }
+    legal_texts(value)
 }
 
 impl Seat {

@@ -409,3 +409,48 @@ pub fn chat_refusal(answer: &Value) -> String {
     );
     format!("{reason}: {}", answer["message"].as_str().unwrap())
 }
+
+/// The legal moves a game message lists, as `MoveInfo` objects: a `state`'s game (or
+/// `GET /api/games/{id}`) gives them so (`legal_moves`); an `events` message in the
+/// compact wire form (`legal`), read back here on the board its `pieces` cover.
+pub fn legal_moves(message: &Value) -> Vec<Value> {
+    if let Some(list) = message.get("legal_moves") {
+        return list.as_array().expect("legal_moves is a list").clone();
+    }
+    let files = files_of(message);
+    let wire: Vec<games::WireMove> =
+        serde_json::from_value(message["legal"].clone()).expect("legal in the wire form");
+    wire.iter()
+        .map(|m| {
+            serde_json::to_value(
+                games::MoveInfo::from_wire(m, files).expect("squares on the board"),
+            )
+            .unwrap()
+        })
+        .collect()
+}
+
+/// The files of the board an `events` message's `pieces` cover (tafl 11 x 11, Camelot's
+/// frame 12 x 16).
+fn files_of(events: &Value) -> u8 {
+    match events["pieces"].as_str().expect("pieces").len() {
+        121 => 11,
+        192 => 12,
+        n => panic!("a board of {n} cells"),
+    }
+}
+
+/// The texts of [`legal_moves`].
+pub fn legal_texts(message: &Value) -> Vec<String> {
+    legal_moves(message)
+        .iter()
+        .map(|m| m["text"].as_str().expect("a text").to_owned())
+        .collect()
+}
+
+/// The `pieces` of a board (a `BoardView` as JSON): what an `events` message says of it.
+pub fn pieces_of(board: &Value) -> String {
+    serde_json::from_value::<games::BoardView>(board.clone())
+        .expect("a board")
+        .pieces()
+}
