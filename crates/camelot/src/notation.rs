@@ -488,51 +488,70 @@ impl Position {
         if !self.is_legal(mv) {
             return None;
         }
-        let cx = Context::new(self);
-        let from = mv.from;
-        let path = |steps| Some(Path { from, steps });
-        if mv.captured.is_empty() {
-            if let Some((_, 1)) = from.line_to(mv.to) {
-                return path(vec![Step {
-                    kind: StepKind::Plain,
-                    to: mv.to,
-                }]);
-            }
-            let forbidden = if cx.knights.contains(from) {
-                cx.knight_jump_squares(cx.base_jumps, from)
-            } else {
-                Bitboard::EMPTY
-            };
-            let tree = canter_tree(&cx, from, forbidden);
-            return path(canter_steps(&tree, mv.to.index() as u8));
-        }
-        let lifted = cx.empty.with(from);
-        let mut steps = Vec::new();
-        if jump_path(
-            &cx,
-            from.index() as u8,
-            mv.to,
-            mv.captured,
-            cx.opp,
-            lifted,
-            &mut steps,
-        ) {
-            return path(steps);
-        }
-        for &(at, _) in canter_tree(&cx, from, Bitboard::EMPTY).iter().skip(1) {
-            let mut jumps = Vec::new();
-            if !cx.opp_castle.contains_index(at)
-                && jump_path(&cx, at, mv.to, mv.captured, cx.opp, lifted, &mut jumps)
-            {
-                let tree = canter_tree(&cx, from, Bitboard::EMPTY);
-                let mut steps = canter_steps(&tree, at);
-                steps.extend(jumps);
-                return path(steps);
-            }
-        }
-        None
+        path_in(&Context::new(self), mv)
     }
 
+    /// The canonical paths of `moves`, each one of the legal moves here (as
+    /// [`Position::legal_moves`] lists them), worked out with one look at the position
+    /// for them all and without checking each move again: what [`Position::move_path`]
+    /// answers for each. For a move that is not legal the answer means nothing.
+    #[must_use]
+    pub fn legal_move_paths(&self, moves: &[Move]) -> Vec<Option<Path>> {
+        if moves.is_empty() {
+            return Vec::new();
+        }
+        let cx = Context::new(self);
+        moves.iter().map(|&mv| path_in(&cx, mv)).collect()
+    }
+}
+
+/// The canonical path of `mv`, a legal move of the position `cx` looks at.
+fn path_in(cx: &Context, mv: Move) -> Option<Path> {
+    let from = mv.from;
+    let path = |steps| Some(Path { from, steps });
+    if mv.captured.is_empty() {
+        if let Some((_, 1)) = from.line_to(mv.to) {
+            return path(vec![Step {
+                kind: StepKind::Plain,
+                to: mv.to,
+            }]);
+        }
+        let forbidden = if cx.knights.contains(from) {
+            cx.knight_jump_squares(cx.base_jumps, from)
+        } else {
+            Bitboard::EMPTY
+        };
+        let tree = canter_tree(cx, from, forbidden);
+        return path(canter_steps(&tree, mv.to.index() as u8));
+    }
+    let lifted = cx.empty.with(from);
+    let mut steps = Vec::new();
+    if jump_path(
+        cx,
+        from.index() as u8,
+        mv.to,
+        mv.captured,
+        cx.opp,
+        lifted,
+        &mut steps,
+    ) {
+        return path(steps);
+    }
+    for &(at, _) in canter_tree(cx, from, Bitboard::EMPTY).iter().skip(1) {
+        let mut jumps = Vec::new();
+        if !cx.opp_castle.contains_index(at)
+            && jump_path(cx, at, mv.to, mv.captured, cx.opp, lifted, &mut jumps)
+        {
+            let tree = canter_tree(cx, from, Bitboard::EMPTY);
+            let mut steps = canter_steps(&tree, at);
+            steps.extend(jumps);
+            return path(steps);
+        }
+    }
+    None
+}
+
+impl Position {
     /// The move in WCF notation with its canonical path. A move that is not legal here
     /// is written `from-to` (or `fromxto` if it captures) so that it can still be shown.
     #[must_use]

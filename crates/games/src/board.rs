@@ -262,6 +262,47 @@ fn push_index(out: &mut String, files: u8, sq: Square) {
     }
 }
 
+/// Appends a Camelot move in the wire form, given its path (`None`: a move with no
+/// path here, written `from-to`).
+fn push_camelot_wire(
+    game: &Camelot,
+    mv: camelot::Move,
+    path: Option<camelot::notation::Path>,
+    out: &mut String,
+) {
+    use std::fmt::Write as _;
+    let (from, to) = (Square::from(mv.from), Square::from(mv.to));
+    let captures = mv.captured.squares().map(Square::from);
+    match path {
+        Some(path) => {
+            let squares = std::iter::once(path.from)
+                .chain(path.steps.iter().map(|step| step.to))
+                .map(Square::from);
+            push_move_wire(
+                out,
+                game.files(),
+                // Writing to a String cannot fail.
+                |out| {
+                    let _ = write!(out, "{path}");
+                },
+                from,
+                to,
+                squares,
+                captures,
+            );
+        }
+        None => push_move_wire(
+            out,
+            game.files(),
+            |out| out.push_str(&game.position().format_move(mv)),
+            from,
+            to,
+            [from, to],
+            captures,
+        ),
+    }
+}
+
 fn square_name(first_file: u8, sq: Square) -> String {
     let file = first_file.saturating_add(sq.file);
     format!("{}{}", file as char, u16::from(sq.rank) + 1)
@@ -441,38 +482,24 @@ impl Board for Camelot {
     }
 
     fn write_move_wire(&self, mv: camelot::Move, out: &mut String) {
-        use std::fmt::Write as _;
-        let position = self.position();
-        let (from, to) = (Square::from(mv.from), Square::from(mv.to));
-        let captures = mv.captured.squares().map(Square::from);
-        match position.move_path(mv) {
-            Some(path) => {
-                let squares = std::iter::once(path.from)
-                    .chain(path.steps.iter().map(|step| step.to))
-                    .map(Square::from);
-                push_move_wire(
-                    out,
-                    self.files(),
-                    // Writing to a String cannot fail.
-                    |out| {
-                        let _ = write!(out, "{path}");
-                    },
-                    from,
-                    to,
-                    squares,
-                    captures,
-                );
+        push_camelot_wire(self, mv, self.position().move_path(mv), out);
+    }
+
+    fn legal_moves_wire(&self) -> String {
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
+        // The paths of all the moves with one look at the position.
+        let paths = self.position().legal_move_paths(&moves);
+        let mut out = String::with_capacity(2 + moves.len() * 32);
+        out.push('[');
+        for (i, (mv, path)) in moves.into_iter().zip(paths).enumerate() {
+            if i > 0 {
+                out.push(',');
             }
-            None => push_move_wire(
-                out,
-                self.files(),
-                |out| out.push_str(&position.format_move(mv)),
-                from,
-                to,
-                [from, to],
-                captures,
-            ),
+            push_camelot_wire(self, mv, path, &mut out);
         }
+        out.push(']');
+        out
     }
 
     fn move_texts(&self) -> Vec<String> {

@@ -474,7 +474,8 @@ fn can_win_is_answered_by_each_games_rules() {
 /// The compact wire form written straight from the rules' move list is the geometry
 /// (`legal_moves_info`) in that form, serialised, and reads back as that geometry, in
 /// every position of random games of the three games: quiet moves, captures, Camelot's
-/// canters and jump sequences, and the end.
+/// canters and jump sequences (the list's paths worked out for all the moves at once,
+/// the geometry's move by move, each move checked), and the end.
 #[test]
 fn legal_moves_wire_is_the_geometry_in_compact_form() {
     use games::Board;
