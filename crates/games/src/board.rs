@@ -75,6 +75,24 @@ impl PieceKind {
         }
     }
 
+    /// The character [`BoardView::pieces`](crate::BoardView::pieces) gives the piece of
+    /// `owner`: the kind's initial (`a`, `d`, `k`, `n`, `m`), upper case for the first
+    /// player's.
+    #[must_use]
+    pub const fn initial(self, owner: Player) -> char {
+        let initial = match self {
+            PieceKind::Attacker => 'a',
+            PieceKind::Defender => 'd',
+            PieceKind::King => 'k',
+            PieceKind::Knight => 'n',
+            PieceKind::Man => 'm',
+        };
+        match owner {
+            Player::First => initial.to_ascii_uppercase(),
+            Player::Second => initial,
+        }
+    }
+
     /// The lowercase name: `attacker`, `defender`, `king`, `knight`, `man`.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -176,16 +194,7 @@ pub trait Board: Game {
     fn legal_moves_wire(&self) -> String {
         let mut moves = Vec::new();
         self.legal_moves(&mut moves);
-        let mut out = String::with_capacity(2 + moves.len() * 24);
-        out.push('[');
-        for (i, mv) in moves.into_iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            self.write_move_wire(mv, &mut out);
-        }
-        out.push(']');
-        out
+        wire_list(moves.into_iter(), |mv, out| self.write_move_wire(mv, out))
     }
 
     /// The moves played since the start, in notation with captures.
@@ -202,6 +211,23 @@ pub trait Board: Game {
 
     /// The move of this game inside `mv`, or `None` if it is another game's.
     fn move_from_any(mv: AnyMove) -> Option<Self::Move>;
+}
+
+/// The JSON array of `moves`, each written by `write` in the wire form.
+fn wire_list<M>(
+    moves: impl ExactSizeIterator<Item = M>,
+    mut write: impl FnMut(M, &mut String),
+) -> String {
+    let mut out = String::with_capacity(2 + moves.len() * 32);
+    out.push('[');
+    for (i, mv) in moves.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write(mv, &mut out);
+    }
+    out.push(']');
+    out
 }
 
 /// Appends one move in the compact wire form ([`MoveInfo::wire`]); `text` writes the
@@ -490,16 +516,9 @@ impl Board for Camelot {
         self.legal_moves(&mut moves);
         // The paths of all the moves with one look at the position.
         let paths = self.position().legal_move_paths(&moves);
-        let mut out = String::with_capacity(2 + moves.len() * 32);
-        out.push('[');
-        for (i, (mv, path)) in moves.into_iter().zip(paths).enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            push_camelot_wire(self, mv, path, &mut out);
-        }
-        out.push(']');
-        out
+        wire_list(moves.into_iter().zip(paths), |(mv, path), out| {
+            push_camelot_wire(self, mv, path, out);
+        })
     }
 
     fn move_texts(&self) -> Vec<String> {

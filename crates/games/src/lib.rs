@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 pub use board::{Board, Cell, Mark, PieceKind, Square};
 pub use error::{MoveError, PositionError, RulesError};
 pub use game::{EndReason, Game, GameKind, Outcome, Player};
-pub use view::{BoardView, piece_char};
+pub use view::BoardView;
 
 use camelot::Camelot;
 use tafl::{Rules, Tafl, Variant};

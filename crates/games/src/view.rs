@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use game::{GameKind, Player};
 use serde::{Deserialize, Serialize};
 
-use crate::{AnyGame, Cell, PieceKind, Square};
+use crate::{AnyGame, Cell, Square};
 
 /// A board as a front end draws it: the frame's size, the names of its files and ranks,
 /// every cell rank by rank from rank 1 (index `rank * files + file`), and the side to
@@ -60,9 +60,7 @@ impl BoardView {
             to_move: game::Game::to_move(game),
         }
     }
-}
 
-impl BoardView {
     /// The pieces of every cell in one string, a character a cell in the order of
     /// [`BoardView::cells`]: `.` for no piece (or a square off the board), else the
     /// piece's kind by its initial (`a`ttacker, `d`efender, `k`ing, k`n`ight, `m`an),
@@ -83,27 +81,8 @@ impl BoardView {
     pub fn pieces(&self) -> String {
         self.cells
             .iter()
-            .map(|cell| {
-                cell.piece
-                    .map_or('.', |(owner, kind)| piece_char(owner, kind))
-            })
+            .map(|cell| cell.piece.map_or('.', |(owner, kind)| kind.initial(owner)))
             .collect()
-    }
-}
-
-/// The character of a piece in [`BoardView::pieces`].
-#[must_use]
-pub const fn piece_char(owner: Player, kind: PieceKind) -> char {
-    let initial = match kind {
-        PieceKind::Attacker => 'a',
-        PieceKind::Defender => 'd',
-        PieceKind::King => 'k',
-        PieceKind::Knight => 'n',
-        PieceKind::Man => 'm',
-    };
-    match owner {
-        Player::First => initial.to_ascii_uppercase(),
-        Player::Second => initial,
     }
 }
 
