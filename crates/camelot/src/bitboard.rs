@@ -72,6 +72,13 @@ impl Bitboard {
         self.0
     }
 
+    /// The set of the squares among the bits of `words` (as [`Bitboard::words`] gives
+    /// them); bits of the guard band are dropped.
+    #[must_use]
+    pub const fn from_words(words: [u64; 4]) -> Bitboard {
+        Bitboard(words).intersection(Bitboard::ALL)
+    }
+
     /// Whether `sq` is in the set.
     #[must_use]
     pub const fn contains(self, sq: Square) -> bool {
