@@ -482,6 +482,12 @@ const STAGED_FORCING: u16 = 0xFF00;
 /// Moves `Worker::pick` finds by selection before it sorts the rest.
 const PICK_SELECT: usize = 3;
 
+/// Futility pruning: whether a quiet move (below the killers) at a node `depth` plies
+/// from the horizon cannot lift a static score `static_eval` to `alpha`.
+fn futile(depth: i32, static_eval: i32, alpha: i32) -> bool {
+    depth <= 3 && static_eval + 100 + 110 * depth <= alpha
+}
+
 /// Nodes between two looks at the clock and the stop flags.
 const POLL_INTERVAL: u64 = 1024;
 /// Quiescence plies, and those of them in which threats are answered by all moves.
@@ -964,6 +970,31 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         }
     }
 
+    /// Appends to `out` the killers of `ply` that are legal quiet moves here, best
+    /// first, but `hash_quiet` (already searched): true. False, with `out` as it was,
+    /// when a killer has no quiet-move key, so that its legality cannot be checked
+    /// without generating every quiet move.
+    fn legal_quiet_killers(
+        &self,
+        ply: usize,
+        hash_quiet: Option<G::Move>,
+        out: &mut Vec<G::Move>,
+    ) -> bool {
+        let start = out.len();
+        for killer in self.killers[ply].into_iter().flatten() {
+            let Some(key) = self.eval.quiet_move_key(&self.game, killer) else {
+                out.truncate(start);
+                return false;
+            };
+            if Some(killer) != hash_quiet
+                && self.eval.quiet_move_from_key(&self.game, key) == Some(killer)
+            {
+                out.push(killer);
+            }
+        }
+        true
+    }
+
     /// Fills the ordering keys of `ordered` from the generated moves.
     /// In danger, only the moves the evaluator names as answers to the threat are kept
     /// (the others lose at once).
@@ -1204,7 +1235,16 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 quiets_pending = false;
                 let mut generated = std::mem::take(&mut self.generated[ply]);
                 generated.truncate(forcing_count);
-                self.eval.quiet_moves(&self.game, &mut generated);
+                // Futility pruning would end the loop at the first quiet move below the
+                // killers (alpha and `best` only rise from here): only the killers can
+                // be searched, so only they are looked for.
+                let only_killers = quiet_node
+                    && best > -Score::WIN_BOUND
+                    && futile(depth, static_eval, alpha)
+                    && self.legal_quiet_killers(ply, hash_quiet, &mut generated);
+                if !only_killers {
+                    self.eval.quiet_moves(&self.game, &mut generated);
+                }
                 let count = generated.len();
                 // The quiet hash move, already searched, is not searched again.
                 let skip = hash_quiet.and_then(|mv| {
@@ -1244,7 +1284,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 if depth <= 4 && quiets_searched >= 6 + 4 * (depth * depth) as usize {
                     break;
                 }
-                if depth <= 3 && static_eval + 100 + 110 * depth <= alpha {
+                if futile(depth, static_eval, alpha) {
                     break;
                 }
             }
