@@ -91,6 +91,54 @@ const fn parity_class(index: usize) -> usize {
     (index & 1) | ((index >> 4) & 1) << 1
 }
 
+/// A set of squares as its sixteen ranks of sixteen bits (a rank's bits as in a
+/// [`Bitboard`], files 12 to 15 empty), with two empty ranks beyond each end: the
+/// squares around one square are a few shifts of five rows, without bounds checks.
+#[derive(Clone, Copy)]
+struct Ranks([u16; 20]);
+
+impl Ranks {
+    #[inline(always)]
+    fn new(set: Bitboard) -> Ranks {
+        let words = set.words();
+        let mut rows = [0u16; 20];
+        for (rank, row) in rows[2..18].iter_mut().enumerate() {
+            *row = (words[rank / 4] >> (16 * (rank % 4))) as u16;
+        }
+        Ranks(rows)
+    }
+
+    #[inline(always)]
+    fn to_bitboard(self) -> Bitboard {
+        let mut words = [0u64; 4];
+        for (rank, &row) in self.0[2..18].iter().enumerate() {
+            words[rank / 4] |= u64::from(row) << (16 * (rank % 4));
+        }
+        Bitboard::from_words(words)
+    }
+
+    /// Files `file - 2` to `file + 2` of the rank `row - 2` ranks from `rank` (`row` 0
+    /// to 4) as bits 0 to 4 (and files beyond in the bits above).
+    #[inline(always)]
+    fn around(&self, rank: usize, row: usize, file: u32) -> u32 {
+        (u32::from(self.0[rank + row]) << 2) >> file
+    }
+
+    /// Takes out frame index `index`, a square.
+    #[inline(always)]
+    fn remove(&mut self, index: u32) {
+        self.0[index as usize / 16 + 2] &= !(1 << (index % 16));
+    }
+}
+
+/// Bits 1, 2 and 3 of `over` moved to bits 0, 2 and 4: the friends one file west, on
+/// and east of a square, read from five files around it, to the landing squares of a
+/// leap over each, two files west, on and two east.
+#[inline(always)]
+fn spread(over: u32) -> u32 {
+    ((over & 0b0010) >> 1) | (over & 0b0100) | ((over & 0b1000) << 1)
+}
+
 /// Which of a position's legal moves to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Wanted {
@@ -194,9 +242,10 @@ impl Context {
         if !self.canter_starts.contains(from) {
             return Bitboard::from_square(from); // No first leap.
         }
-        let friends = self.own.without(from);
+        let friends = Ranks::new(self.own.without(from));
         // Squares not yet reached that a leap may land on (the start is reached).
-        let mut open = (self.empty - self.own_castle) - forbidden;
+        let landing = (self.empty - self.own_castle) - forbidden;
+        let mut open = Ranks::new(landing);
         let mut queue = [0u8; 160];
         queue[0] = from.index() as u8;
         let (mut head, mut tail) = (0, 1);
@@ -206,23 +255,27 @@ impl Context {
             if self.opp_castle.contains_index(at) {
                 continue; // S7: the move ends there.
             }
-            // Only the neighbours that are friends can be leapt over: a set operation
-            // finds them, where testing the eight leaps one by one costs more.
-            for over in ADJACENT[at as usize] & friends {
-                if let Some(land) = beyond(at as usize, over.index())
-                    && open.contains_index(land)
-                {
-                    open = open - Bitboard::from_index(land);
-                    queue[tail] = land;
+            let (rank, file) = (usize::from(at / 16), u32::from(at % 16));
+            // The friends on the rank below, this rank and the rank above (bits 1 to 3
+            // of each row: the files beside and this one), and the open squares two
+            // ranks below, on this rank and two above (bits 0, 2 and 4) that a leap
+            // over each lands on.
+            for (row, over) in [(1, 0b01110), (2, 0b01010), (3, 0b01110)] {
+                let land_row = 2 * row - 2;
+                let mut lands = spread(friends.around(rank, row, file) & over)
+                    & open.around(rank, land_row, file);
+                while lands != 0 {
+                    let bit = lands.trailing_zeros();
+                    lands &= lands - 1;
+                    // Rank `rank + land_row - 2`, file `file + bit - 2`: a square.
+                    let land = ((rank + land_row) * 16) as u32 + file + bit - 34;
+                    open.remove(land);
+                    queue[tail] = land as u8;
                     tail += 1;
                 }
             }
         }
-        let mut reach = Bitboard::from_square(from);
-        for &at in &queue[1..tail] {
-            reach = reach.with_index(at);
-        }
-        reach
+        (landing - open.to_bitboard()).with(from)
     }
 
     /// Whether a piece on `at` could jump one of `enemies` onto `empty`.
@@ -515,4 +568,66 @@ impl Position {
 pub(crate) fn holds_castle(pos: &Position, player: Player) -> bool {
     let target = castle(player.other());
     pos.pieces(player) & target == target
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`Context::canter_reach`] as a plain breadth-first search over the leaps.
+    fn canter_reach_reference(context: &Context, from: Square, forbidden: Bitboard) -> Bitboard {
+        let friends = context.own.without(from);
+        let open = (context.empty - context.own_castle) - forbidden;
+        let mut reach = Bitboard::from_square(from);
+        let mut queue = vec![from.index() as u8];
+        while let Some(at) = queue.pop() {
+            if context.opp_castle.contains_index(at) {
+                continue;
+            }
+            for leap in &LEAPS[at as usize] {
+                if friends.contains_index(leap.over)
+                    && open.contains_index(leap.land)
+                    && !reach.contains_index(leap.land)
+                {
+                    reach = reach.with_index(leap.land);
+                    queue.push(leap.land);
+                }
+            }
+        }
+        reach
+    }
+
+    #[test]
+    fn canter_reach_is_the_plain_search() {
+        // Along deterministic random games: every piece's canters, with and without the
+        // squares a knight could jump from left out, from both sides' points of view.
+        let mut leaps = 0;
+        for seed in 0..24u64 {
+            let mut pos = Position::start();
+            let mut state = seed;
+            for _ in 0..160 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let context = Context::new(&pos);
+                for from in context.own {
+                    let jump_from = context.knight_jump_squares(context.base_jumps, from);
+                    for forbidden in [Bitboard::EMPTY, jump_from] {
+                        let reach = context.canter_reach(from, forbidden);
+                        assert_eq!(
+                            reach,
+                            canter_reach_reference(&context, from, forbidden),
+                            "{from} in {pos:?}"
+                        );
+                        leaps += reach.count() - 1;
+                    }
+                }
+                let (next, pick) = game::splitmix64(state);
+                state = next;
+                pos.play_unchecked(moves[(pick % moves.len() as u64) as usize]);
+            }
+        }
+        assert!(leaps > 1000, "canters were seen: {leaps}");
+    }
 }
