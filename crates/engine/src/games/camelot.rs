@@ -452,7 +452,8 @@ impl Evaluator<Camelot> for CamelotEval {
         let me = pos.side_to_move();
         let target = castle(me.other());
         // W1 needs a piece already inside and the other square reachable now.
-        if (pos.pieces(me) & target).count() != 1 || game.outcome().is_some() {
+        let inside = pos.pieces(me) & target;
+        if inside.is_empty() || !inside.has_at_most_one() || game.outcome().is_some() {
             return None;
         }
         let mut moves = Vec::new();
