@@ -300,9 +300,13 @@ impl Context {
         start: usize,
     ) {
         let mut jumped = false;
-        if !self.opp_castle.contains_index(at) {
+        // Most squares a sequence reaches have no enemy beside them: one set operation
+        // tells, before the eight leaps are looked at (in their order, which is the
+        // order of the moves).
+        let beside = ADJACENT[at as usize] & enemies;
+        if beside.any() && !self.opp_castle.contains_index(at) {
             for leap in &LEAPS[at as usize] {
-                if enemies.contains_index(leap.over) && empty.contains_index(leap.land) {
+                if beside.contains_index(leap.over) && empty.contains_index(leap.land) {
                     jumped = true;
                     let over = Bitboard::from_index(leap.over);
                     self.jump_sequences(
