@@ -117,11 +117,14 @@ impl Ranks {
         Bitboard::from_words(words)
     }
 
-    /// Files `file - 2` to `file + 2` of the rank `row - 2` ranks from `rank` (`row` 0
-    /// to 4) as bits 0 to 4 (and files beyond in the bits above).
+    /// Three rows as the 16-bit lanes of a word: rows `first`, `first + step` and
+    /// `first + 2 * step` of the padded array (ranks `first - 2` and on).
     #[inline(always)]
-    fn around(&self, rank: usize, row: usize, file: u32) -> u32 {
-        (u32::from(self.0[rank + row]) << 2) >> file
+    fn lanes(&self, first: usize, step: usize) -> u64 {
+        let rows = &self.0;
+        u64::from(rows[first])
+            | u64::from(rows[first + step]) << 16
+            | u64::from(rows[first + 2 * step]) << 32
     }
 
     /// Takes out frame index `index`, a square.
@@ -131,13 +134,18 @@ impl Ranks {
     }
 }
 
-/// Bits 1, 2 and 3 of `over` moved to bits 0, 2 and 4: the friends one file west, on
-/// and east of a square, read from five files around it, to the landing squares of a
-/// leap over each, two files west, on and two east.
+/// In each 16-bit lane, bits 1, 2 and 3 of `over` moved to bits 0, 2 and 4: the
+/// friends one file west, on and east of a square, read from five files around it, to
+/// the landing squares of a leap over each, two files west, on and two east.
 #[inline(always)]
-fn spread(over: u32) -> u32 {
-    ((over & 0b0010) >> 1) | (over & 0b0100) | ((over & 0b1000) << 1)
+fn spread(over: u64) -> u64 {
+    const EACH: u64 = 0x0001_0001_0001;
+    ((over & (EACH << 1)) >> 1) | (over & (EACH << 2)) | ((over & (EACH << 3)) << 1)
 }
+
+/// The lanes of [`Ranks::lanes`] that hold the squares beside one (in files `file - 2`
+/// to `file + 2`): three on the rank below, two on its own, three above.
+const BESIDE: u64 = 0b01110 | 0b01010 << 16 | 0b01110 << 32;
 
 /// Which of a position's legal moves to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -256,23 +264,20 @@ impl Context {
                 continue; // S7: the move ends there.
             }
             let (rank, file) = (usize::from(at / 16), u32::from(at % 16));
-            // The friends on the rank below, this rank and the rank above (bits 1 to 3
-            // of each row: the files beside and this one), and the open squares two
-            // ranks below, on this rank and two above (bits 0, 2 and 4) that a leap
-            // over each lands on.
-            for (row, over) in [(1, 0b01110), (2, 0b01010), (3, 0b01110)] {
-                let land_row = 2 * row - 2;
-                let mut lands = spread(friends.around(rank, row, file) & over)
-                    & open.around(rank, land_row, file);
-                while lands != 0 {
-                    let bit = lands.trailing_zeros();
-                    lands &= lands - 1;
-                    // Rank `rank + land_row - 2`, file `file + bit - 2`: a square.
-                    let land = ((rank + land_row) * 16) as u32 + file + bit - 34;
-                    open.remove(land);
-                    queue[tail] = land as u8;
-                    tail += 1;
-                }
+            // Three 16-bit lanes, bits 0 to 4 of each the files `file - 2` to `file + 2`:
+            // the friends beside (ranks below, level and above; bits 1 to 3), and the
+            // open squares a leap over each lands on (two ranks below, level, two
+            // above; bits 0, 2 and 4).
+            let beside = (friends.lanes(rank + 1, 1) << 2 >> file) & BESIDE;
+            let mut lands = spread(beside) & (open.lanes(rank, 2) << 2 >> file);
+            while lands != 0 {
+                let bit = lands.trailing_zeros();
+                lands &= lands - 1;
+                // Rank `rank + 2 * lane - 2`, file `file + bit % 16 - 2`: a square.
+                let land = (rank as u32 + 2 * (bit / 16)) * 16 + file + bit % 16 - 34;
+                open.remove(land);
+                queue[tail] = land as u8;
+                tail += 1;
             }
         }
         (landing - open.to_bitboard()).with(from)
