@@ -72,6 +72,13 @@ impl Bitboard {
         self.0
     }
 
+    /// The set of the squares among the bits of `words` (as [`Bitboard::words`] gives
+    /// them); bits of the guard band are dropped.
+    #[must_use]
+    pub const fn from_words(words: [u64; 4]) -> Bitboard {
+        Bitboard(words).intersection(Bitboard::ALL)
+    }
+
     /// Whether `sq` is in the set.
     #[must_use]
     pub const fn contains(self, sq: Square) -> bool {
@@ -172,6 +179,21 @@ impl Bitboard {
             + self.0[1].count_ones()
             + self.0[2].count_ones()
             + self.0[3].count_ones()
+    }
+
+    /// Whether the set has at most one square: [`Bitboard::count`] without counting
+    /// (a population count of four words is dozens of instructions where the
+    /// processor's `popcnt` is not used).
+    #[must_use]
+    pub const fn has_at_most_one(self) -> bool {
+        let [a, b, c, d] = self.0;
+        let words = (a != 0) as u32 + (b != 0) as u32 + (c != 0) as u32 + (d != 0) as u32;
+        words <= 1
+            && (a & a.wrapping_sub(1))
+                | (b & b.wrapping_sub(1))
+                | (c & c.wrapping_sub(1))
+                | (d & d.wrapping_sub(1))
+                == 0
     }
 
     /// The lowest square (rank 1 first, then file A first), if any.
@@ -524,6 +546,21 @@ mod tests {
         assert_eq!(a.squares().collect::<Vec<_>>(), vec![sq("A4"), sq("F16")]);
         assert!(Bitboard::EMPTY.first().is_none());
         assert_eq!(Bitboard::from_square(Square::F1).neighbours().count(), 4);
+        for set in [
+            Bitboard::EMPTY,
+            a,
+            b,
+            a & b,
+            Bitboard::ALL,
+            Bitboard::WHITE_CASTLE,
+        ] {
+            assert_eq!(set.has_at_most_one(), set.count() <= 1, "{set:?}");
+        }
+        for square in Square::ALL {
+            assert!(Bitboard::from_square(square).has_at_most_one());
+            let two = Bitboard::from_square(square) | Bitboard::from_square(Square::G16);
+            assert_eq!(two.has_at_most_one(), square == Square::G16);
+        }
     }
 
     #[test]

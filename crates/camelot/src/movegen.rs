@@ -43,7 +43,7 @@ use game::{Outcome, Player};
 use crate::bitboard::Bitboard;
 use crate::moves::Move;
 use crate::position::{Position, castle};
-use crate::square::Square;
+use crate::square::{Direction, Square};
 use crate::tables::{ADJACENT, LEAPS, square};
 
 /// What the side to move may move and must do here, read off the board.
@@ -90,6 +90,62 @@ const PARITY: [Bitboard; 4] = {
 const fn parity_class(index: usize) -> usize {
     (index & 1) | ((index >> 4) & 1) << 1
 }
+
+/// A set of squares as its sixteen ranks of sixteen bits (a rank's bits as in a
+/// [`Bitboard`], files 12 to 15 empty), with two empty ranks beyond each end: the
+/// squares around one square are a few shifts of five rows, without bounds checks.
+#[derive(Clone, Copy)]
+struct Ranks([u16; 20]);
+
+impl Ranks {
+    #[inline(always)]
+    fn new(set: Bitboard) -> Ranks {
+        let words = set.words();
+        let mut rows = [0u16; 20];
+        for (rank, row) in rows[2..18].iter_mut().enumerate() {
+            *row = (words[rank / 4] >> (16 * (rank % 4))) as u16;
+        }
+        Ranks(rows)
+    }
+
+    #[inline(always)]
+    fn to_bitboard(self) -> Bitboard {
+        let mut words = [0u64; 4];
+        for (rank, &row) in self.0[2..18].iter().enumerate() {
+            words[rank / 4] |= u64::from(row) << (16 * (rank % 4));
+        }
+        Bitboard::from_words(words)
+    }
+
+    /// Three rows as the 16-bit lanes of a word: rows `first`, `first + step` and
+    /// `first + 2 * step` of the padded array (ranks `first - 2` and on).
+    #[inline(always)]
+    fn lanes(&self, first: usize, step: usize) -> u64 {
+        let rows = &self.0;
+        u64::from(rows[first])
+            | u64::from(rows[first + step]) << 16
+            | u64::from(rows[first + 2 * step]) << 32
+    }
+
+    /// Takes out frame index `index`, a square.
+    #[inline(always)]
+    fn remove(&mut self, index: u32) {
+        self.0[index as usize / 16 + 2] &= !(1 << (index % 16));
+    }
+}
+
+/// In each 16-bit lane, bits 1, 2 and 3 of `over` moved to bits 0, 2 and 4: the
+/// friends one file west, on and east of a square, read from five files around it, to
+/// the landing squares of a leap over each, two files west, on and two east.
+#[inline(always)]
+fn spread(over: u64) -> u64 {
+    const EACH: u64 = 0x0001_0001_0001;
+    ((over & (EACH << 1)) >> 1) | (over & (EACH << 2)) | ((over & (EACH << 3)) << 1)
+}
+
+/// The lanes of [`Ranks::lanes`] that hold the squares beside one (in files `file - 2`
+/// to `file + 2`): three on the rank below, two on its own, three above.
+const BESIDE: u64 = 0b01110 | 0b01010 << 16 | 0b01110 << 32;
 
 /// Which of a position's legal moves to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,9 +250,10 @@ impl Context {
         if !self.canter_starts.contains(from) {
             return Bitboard::from_square(from); // No first leap.
         }
-        let friends = self.own.without(from);
+        let friends = Ranks::new(self.own.without(from));
         // Squares not yet reached that a leap may land on (the start is reached).
-        let mut open = (self.empty - self.own_castle) - forbidden;
+        let landing = (self.empty - self.own_castle) - forbidden;
+        let mut open = Ranks::new(landing);
         let mut queue = [0u8; 160];
         queue[0] = from.index() as u8;
         let (mut head, mut tail) = (0, 1);
@@ -206,23 +263,24 @@ impl Context {
             if self.opp_castle.contains_index(at) {
                 continue; // S7: the move ends there.
             }
-            // Only the neighbours that are friends can be leapt over: a set operation
-            // finds them, where testing the eight leaps one by one costs more.
-            for over in ADJACENT[at as usize] & friends {
-                if let Some(land) = beyond(at as usize, over.index())
-                    && open.contains_index(land)
-                {
-                    open = open - Bitboard::from_index(land);
-                    queue[tail] = land;
-                    tail += 1;
-                }
+            let (rank, file) = (usize::from(at / 16), u32::from(at % 16));
+            // Three 16-bit lanes, bits 0 to 4 of each the files `file - 2` to `file + 2`:
+            // the friends beside (ranks below, level and above; bits 1 to 3), and the
+            // open squares a leap over each lands on (two ranks below, level, two
+            // above; bits 0, 2 and 4).
+            let beside = (friends.lanes(rank + 1, 1) << 2 >> file) & BESIDE;
+            let mut lands = spread(beside) & (open.lanes(rank, 2) << 2 >> file);
+            while lands != 0 {
+                let bit = lands.trailing_zeros();
+                lands &= lands - 1;
+                // Rank `rank + 2 * lane - 2`, file `file + bit % 16 - 2`: a square.
+                let land = (rank as u32 + 2 * (bit / 16)) * 16 + file + bit % 16 - 34;
+                open.remove(land);
+                queue[tail] = land as u8;
+                tail += 1;
             }
         }
-        let mut reach = Bitboard::from_square(from);
-        for &at in &queue[1..tail] {
-            reach = reach.with_index(at);
-        }
-        reach
+        (landing - open.to_bitboard()).with(from)
     }
 
     /// Whether a piece on `at` could jump one of `enemies` onto `empty`.
@@ -247,9 +305,13 @@ impl Context {
         start: usize,
     ) {
         let mut jumped = false;
-        if !self.opp_castle.contains_index(at) {
+        // Most squares a sequence reaches have no enemy beside them: one set operation
+        // tells, before the eight leaps are looked at (in their order, which is the
+        // order of the moves).
+        let beside = ADJACENT[at as usize] & enemies;
+        if beside.any() && !self.opp_castle.contains_index(at) {
             for leap in &LEAPS[at as usize] {
-                if enemies.contains_index(leap.over) && empty.contains_index(leap.land) {
+                if beside.contains_index(leap.over) && empty.contains_index(leap.land) {
                     jumped = true;
                     let over = Bitboard::from_index(leap.over);
                     self.jump_sequences(
@@ -495,8 +557,12 @@ impl Position {
         let own_castle = castle(side);
         if (own & own_castle).is_empty() {
             let movers = own - castle(side.other());
-            let empty = Bitboard::ALL - self.occupied();
-            if movers.neighbours_in(empty - own_castle).any() {
+            let open = Bitboard::ALL - self.occupied() - own_castle;
+            // East and west first: two shifts that nearly always find one.
+            if movers.shift_and(Direction::East, open).any()
+                || movers.shift_and(Direction::West, open).any()
+                || movers.neighbours_in(open).any()
+            {
                 return true;
             }
         }
@@ -513,6 +579,67 @@ impl Position {
 
 /// Whether `player` has a piece on both squares of the opponent's castle (W1).
 pub(crate) fn holds_castle(pos: &Position, player: Player) -> bool {
-    let target = castle(player.other());
-    pos.pieces(player) & target == target
+    (castle(player.other()) - pos.pieces(player)).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`Context::canter_reach`] as a plain breadth-first search over the leaps.
+    fn canter_reach_reference(context: &Context, from: Square, forbidden: Bitboard) -> Bitboard {
+        let friends = context.own.without(from);
+        let open = (context.empty - context.own_castle) - forbidden;
+        let mut reach = Bitboard::from_square(from);
+        let mut queue = vec![from.index() as u8];
+        while let Some(at) = queue.pop() {
+            if context.opp_castle.contains_index(at) {
+                continue;
+            }
+            for leap in &LEAPS[at as usize] {
+                if friends.contains_index(leap.over)
+                    && open.contains_index(leap.land)
+                    && !reach.contains_index(leap.land)
+                {
+                    reach = reach.with_index(leap.land);
+                    queue.push(leap.land);
+                }
+            }
+        }
+        reach
+    }
+
+    #[test]
+    fn canter_reach_is_the_plain_search() {
+        // Along deterministic random games: every piece's canters, with and without the
+        // squares a knight could jump from left out, from both sides' points of view.
+        let mut leaps = 0;
+        for seed in 0..24u64 {
+            let mut pos = Position::start();
+            let mut state = seed;
+            for _ in 0..160 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let context = Context::new(&pos);
+                for from in context.own {
+                    let jump_from = context.knight_jump_squares(context.base_jumps, from);
+                    for forbidden in [Bitboard::EMPTY, jump_from] {
+                        let reach = context.canter_reach(from, forbidden);
+                        assert_eq!(
+                            reach,
+                            canter_reach_reference(&context, from, forbidden),
+                            "{from} in {pos:?}"
+                        );
+                        leaps += reach.count() - 1;
+                    }
+                }
+                let (next, pick) = game::splitmix64(state);
+                state = next;
+                pos.play_unchecked(moves[(pick % moves.len() as u64) as usize]);
+            }
+        }
+        assert!(leaps > 1000, "canters were seen: {leaps}");
+    }
 }

@@ -42,15 +42,15 @@ pub(crate) fn board_outcome(pos: &Position) -> Option<Outcome> {
             return Some(Outcome::win(player, EndReason::Castle));
         }
     }
-    let white = pos.pieces(Player::First).count();
-    let black = pos.pieces(Player::Second).count();
-    if white <= 1 && black <= 1 {
+    let white = pos.pieces(Player::First);
+    let black = pos.pieces(Player::Second);
+    if white.has_at_most_one() && black.has_at_most_one() {
         return Some(Outcome::draw(EndReason::Material));
     }
-    if black == 0 {
+    if black.is_empty() {
         return Some(Outcome::win(Player::First, EndReason::Elimination));
     }
-    if white == 0 {
+    if white.is_empty() {
         return Some(Outcome::win(Player::Second, EndReason::Elimination));
     }
     None

@@ -482,6 +482,12 @@ const STAGED_FORCING: u16 = 0xFF00;
 /// Moves `Worker::pick` finds by selection before it sorts the rest.
 const PICK_SELECT: usize = 3;
 
+/// Futility pruning: whether a quiet move (below the killers) at a node `depth` plies
+/// from the horizon cannot lift a static score `static_eval` to `alpha`.
+fn futile(depth: i32, static_eval: i32, alpha: i32) -> bool {
+    depth <= 3 && static_eval + 100 + 110 * depth <= alpha
+}
+
 /// Nodes between two looks at the clock and the stop flags.
 const POLL_INTERVAL: u64 = 1024;
 /// Quiescence plies, and those of them in which threats are answered by all moves.
@@ -964,44 +970,52 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         }
     }
 
+    /// Appends to `out` the killers of `ply` that are legal quiet moves here, best
+    /// first, but `hash_quiet` (already searched): true. False, with `out` as it was,
+    /// when a killer has no quiet-move key, so that its legality cannot be checked
+    /// without generating every quiet move.
+    fn legal_quiet_killers(
+        &self,
+        ply: usize,
+        hash_quiet: Option<G::Move>,
+        out: &mut Vec<G::Move>,
+    ) -> bool {
+        let start = out.len();
+        for killer in self.killers[ply].into_iter().flatten() {
+            let Some(key) = self.eval.quiet_move_key(&self.game, killer) else {
+                out.truncate(start);
+                return false;
+            };
+            if Some(killer) != hash_quiet
+                && self.eval.quiet_move_from_key(&self.game, key) == Some(killer)
+            {
+                out.push(killer);
+            }
+        }
+        true
+    }
+
     /// Fills the ordering keys of `ordered` from the generated moves.
     /// In danger, only the moves the evaluator names as answers to the threat are kept
     /// (the others lose at once).
     fn order(&mut self, ply: usize, hash_index: Option<u16>, in_danger: bool) {
-        self.ordered[ply].clear();
-        let count = self.generated[ply].len();
-        self.order_range(ply, 0..count, hash_index, in_danger, None);
-    }
-
-    /// Appends to `ordered` the ordering keys of the generated moves in `range` but
-    /// `skip` (a move already ordered).
-    fn order_range(
-        &mut self,
-        ply: usize,
-        range: std::ops::Range<usize>,
-        hash_index: Option<u16>,
-        in_danger: bool,
-        skip: Option<u16>,
-    ) {
-        let all_moves = std::mem::take(&mut self.generated[ply]);
+        let moves = std::mem::take(&mut self.generated[ply]);
         let mut bonuses = std::mem::take(&mut self.bonuses[ply]);
         let mut ordered = std::mem::take(&mut self.ordered[ply]);
         let mut keep = std::mem::take(&mut self.keep);
-        let first = range.start;
-        let moves = &all_moves[range];
-        keep.clear();
-        keep.resize(moves.len(), true);
+        ordered.clear();
         if in_danger {
-            self.eval.mark_evasions(&self.game, moves, &mut keep);
+            keep.clear();
+            keep.resize(moves.len(), true);
+            self.eval.mark_evasions(&self.game, &moves, &mut keep);
         }
         bonuses.clear();
         bonuses.resize(moves.len(), 0);
-        self.eval.tactical_scores(&self.game, moves, &mut bonuses);
+        self.eval.tactical_scores(&self.game, &moves, &mut bonuses);
         let side = self.game.to_move().index() * self.history_size;
         let killers = self.killers[ply];
-        for (j, (&mv, &bonus)) in moves.iter().zip(&bonuses).enumerate() {
-            let i = first + j;
-            if !keep[j] || Some(i as u16) == skip {
+        for (i, (&mv, &bonus)) in moves.iter().zip(&bonuses).enumerate() {
+            if in_danger && !keep[i] {
                 continue;
             }
             let key = if Some(i as u16) == hash_index {
@@ -1022,10 +1036,43 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 tactical: bonus > 0,
             });
         }
-        self.generated[ply] = all_moves;
+        self.generated[ply] = moves;
         self.bonuses[ply] = bonuses;
         self.ordered[ply] = ordered;
         self.keep = keep;
+    }
+
+    /// Appends to `ordered` the ordering keys of the quiet moves of a staged node, the
+    /// generated moves in `range` but `skip` (the hash move, already searched): what
+    /// [`Worker::order`] gives them, without asking for tactical bonuses, as the
+    /// staged generation's quiet moves have none ([`Evaluator::staged_moves`]).
+    fn order_quiets(&mut self, ply: usize, range: std::ops::Range<usize>, skip: Option<u16>) {
+        let moves = std::mem::take(&mut self.generated[ply]);
+        let mut ordered = std::mem::take(&mut self.ordered[ply]);
+        let side = self.game.to_move().index() * self.history_size;
+        let killers = self.killers[ply];
+        ordered.reserve(range.len());
+        for i in range {
+            if Some(i as u16) == skip {
+                continue;
+            }
+            let mv = moves[i];
+            let key = if Some(mv) == killers[0] {
+                KEY_KILLER[0]
+            } else if Some(mv) == killers[1] {
+                KEY_KILLER[1]
+            } else {
+                self.history[side + self.eval.history_key(&self.game, mv)]
+            };
+            ordered.push(Scored {
+                mv,
+                key,
+                index: i as u16,
+                tactical: false,
+            });
+        }
+        self.generated[ply] = moves;
+        self.ordered[ply] = ordered;
     }
 
     /// Moves the best remaining move to `i`: a selection step for the first few (a cut
@@ -1171,8 +1218,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         // Whether the quiet moves of a staged node are still to be ordered.
         let mut quiets_pending = staged;
         if staged {
-            self.ordered[ply].clear();
-            self.order_range(ply, 0..count, hash_index, false, None);
+            self.order(ply, hash_index, false);
         } else {
             if count == 0 {
                 return Score::loss_in(ply as u32).0;
@@ -1204,7 +1250,16 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 quiets_pending = false;
                 let mut generated = std::mem::take(&mut self.generated[ply]);
                 generated.truncate(forcing_count);
-                self.eval.quiet_moves(&self.game, &mut generated);
+                // Futility pruning would end the loop at the first quiet move below the
+                // killers (alpha and `best` only rise from here): only the killers can
+                // be searched, so only they are looked for.
+                let only_killers = quiet_node
+                    && best > -Score::WIN_BOUND
+                    && futile(depth, static_eval, alpha)
+                    && self.legal_quiet_killers(ply, hash_quiet, &mut generated);
+                if !only_killers {
+                    self.eval.quiet_moves(&self.game, &mut generated);
+                }
                 let count = generated.len();
                 // The quiet hash move, already searched, is not searched again.
                 let skip = hash_quiet.and_then(|mv| {
@@ -1220,7 +1275,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                     return Score::loss_in(ply as u32).0;
                 }
                 self.ordered[ply] = ordered;
-                self.order_range(ply, forcing_count..count, None, false, skip);
+                self.order_quiets(ply, forcing_count..count, skip);
                 ordered = std::mem::take(&mut self.ordered[ply]);
                 if i > PICK_SELECT {
                     // `pick` sorted the list when it reached PICK_SELECT.
@@ -1244,7 +1299,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 if depth <= 4 && quiets_searched >= 6 + 4 * (depth * depth) as usize {
                     break;
                 }
-                if depth <= 3 && static_eval + 100 + 110 * depth <= alpha {
+                if futile(depth, static_eval, alpha) {
                     break;
                 }
             }
