@@ -133,6 +133,10 @@ struct Args {
     /// How long to play: `90s`, `2m`, `500ms` (plain number: seconds; at most 1 hour).
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     duration: Duration,
+    /// Let the pairs arrive one after the other over this time (`20s`), each then
+    /// playing for `--duration`, as a crowd comes and goes; by default all start at once.
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    ramp: Duration,
     /// Most sockets the run may open in all (refused before starting when the settings
     /// need more).
     #[arg(long, default_value_t = 5000)]
@@ -143,6 +147,10 @@ struct Args {
     /// Also write the figures as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also print the mover round trip for each step of this length (`5s`): where in
+    /// the run the slow moves fell.
+    #[arg(long, value_parser = parse_duration)]
+    timeline: Option<Duration>,
 }
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
@@ -347,6 +355,8 @@ async fn measure(
         pace: Duration::from_millis(args.pace_ms),
         ack_timeout: args.ack_timeout,
         deadline,
+        ramp: args.ramp,
+        pairs: args.pairs,
         peer: match &args.peer_url {
             Some(url) => Some(Target::new(url, args.forwarded)?),
             None => None,
@@ -378,6 +388,7 @@ async fn measure(
         tokio::spawn(hostile::run(target.clone(), settings, deadline))
     });
     let cpu_start = usage()?;
+    let own_start = procfs::usage(std::process::id()).ok();
     let peak = Arc::new(Mutex::new(0u64));
     let sampler = {
         let peak = Arc::clone(&peak);
@@ -401,6 +412,7 @@ async fn measure(
     }
     let played_for = start.elapsed();
     let cpu_end = usage()?;
+    let own_end = procfs::usage(std::process::id()).ok();
     let hostile = match hostile {
         Some(task) => Some(task.await.context("the hostile client")?),
         None => None,
@@ -437,11 +449,25 @@ async fn measure(
     );
     println!("mover round trip (move sent -> own acknowledgement): {round_trip}");
     println!("opponent delivery (move sent -> opponent sees it):   {delivery}");
+    if let Some(step) = args.timeline {
+        for (i, s) in stats.round_trip.timeline(start, step).iter().enumerate() {
+            let from = step * u32::try_from(i).unwrap_or(u32::MAX);
+            println!("  from {from:.0?}: {s}");
+        }
+    }
     if let Some(cpu) = cpu {
         println!(
             "server CPU: {cpu:.2} s while playing, {} per 1,000 moves",
             cpu_per_1000.map_or("-".to_owned(), |c| format!("{c:.3} s"))
         );
+    }
+    // On one machine the generator's share is taken from the server's: say it.
+    let own_cpu = match (own_start, own_end) {
+        (Some(a), Some(b)) => Some((b.cpu.saturating_sub(a.cpu)).as_secs_f64()),
+        _ => None,
+    };
+    if let Some(own) = own_cpu {
+        println!("load generator CPU: {own:.2} s while playing");
     }
     if let (Some(a), Some(s), Some(e)) = (at_start, with_sockets, after) {
         println!(
@@ -537,6 +563,7 @@ async fn measure(
             "delivery": summary(delivery),
             "server_cpu_seconds": cpu,
             "server_cpu_seconds_per_1000_moves": cpu_per_1000,
+            "load_generator_cpu_seconds": own_cpu,
             "server_rss_mib": {
                 "start": at_start.map(|u| mib(u.rss_kib)),
                 "with_sockets": with_sockets.map(|u| mib(u.rss_kib)),

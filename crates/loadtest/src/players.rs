@@ -32,8 +32,13 @@ pub struct PlaySettings {
     pub pace: Duration,
     /// A move not acknowledged within this is lost.
     pub ack_timeout: Duration,
-    /// No move is started after this.
+    /// No move is started after this (for the first pair: see `ramp`).
     pub deadline: Instant,
+    /// Pair `i` of `pairs` starts `ramp * i / pairs` after the first, and stops as much
+    /// after `deadline`.
+    pub ramp: Duration,
+    /// How many pairs play.
+    pub pairs: usize,
     /// Another server process on the same database and Redis: each game's second player
     /// joins and plays there, and its spectators watch there (`None`: all on the one
     /// server).
@@ -142,6 +147,18 @@ pub async fn pair(
 ) {
     let mut rng = Rng::new(index as u64 + 1);
     let (mut a, mut b) = (Identity::new(), Identity::new());
+    let arrival = settings
+        .ramp
+        .mul_f64(index as f64 / settings.pairs.max(1) as f64);
+    let settings = if arrival.is_zero() {
+        settings
+    } else {
+        tokio::time::sleep(arrival).await;
+        Arc::new(PlaySettings {
+            deadline: settings.deadline + arrival,
+            ..PlaySettings::clone(&settings)
+        })
+    };
     let mut turn = index;
     while Instant::now() < settings.deadline {
         let kind = settings.kinds[turn % settings.kinds.len()].clone();

@@ -2,11 +2,11 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// Latency samples, in microseconds.
+/// Latency samples, in microseconds, each with the moment it was taken.
 #[derive(Default, Debug)]
-pub struct Samples(Mutex<Vec<u64>>);
+pub struct Samples(Mutex<Vec<(Instant, u64)>>);
 
 /// p50, p99 and max of some samples, in milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -22,24 +22,52 @@ pub struct Summary {
 }
 
 impl Samples {
-    /// Adds one.
+    /// Adds one, taken now.
     pub fn add(&self, d: Duration) {
         let micros = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(micros);
+            .push((Instant::now(), micros));
     }
 
     /// Their summary.
     #[must_use]
     pub fn summary(&self) -> Summary {
-        let mut all = self
+        let mut all: Vec<u64> = self
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+            .iter()
+            .map(|&(_, micros)| micros)
+            .collect();
         summarize(&mut all)
+    }
+
+    /// The summary of each `step` of the run from `start`, by when the samples were
+    /// taken: where in a run the slow ones fell (a start-up burst, a stall, the end).
+    #[must_use]
+    pub fn timeline(&self, start: Instant, step: Duration) -> Vec<Summary> {
+        let step = step.as_micros().max(1);
+        let mut buckets: Vec<Vec<u64>> = Vec::new();
+        for &(at, micros) in self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+        {
+            let i = usize::try_from(at.saturating_duration_since(start).as_micros() / step)
+                .unwrap_or(usize::MAX);
+            if i >= buckets.len() {
+                // A sample past a day of buckets is a clock fault, not a run.
+                if i > 100_000 {
+                    continue;
+                }
+                buckets.resize_with(i + 1, Vec::new);
+            }
+            buckets[i].push(micros);
+        }
+        buckets.iter_mut().map(|b| summarize(b)).collect()
     }
 }
 
@@ -159,5 +187,24 @@ mod tests {
         assert_eq!(summarize(&mut []), Summary::default());
         let s = summarize(&mut [7000]);
         assert_eq!((s.p50, s.p99, s.max), (7.0, 7.0, 7.0));
+    }
+
+    #[test]
+    fn a_timeline_puts_each_sample_in_its_step() {
+        let start = Instant::now();
+        let samples = Samples::default();
+        samples.add(Duration::from_millis(3));
+        samples.add(Duration::from_millis(5));
+        // Taken "later": pushed with a moment two steps on.
+        samples
+            .0
+            .lock()
+            .unwrap()
+            .push((start + Duration::from_secs(11), 9000));
+        let line = samples.timeline(start, Duration::from_secs(5));
+        assert_eq!(line.len(), 3);
+        assert_eq!((line[0].count, line[0].max), (2, 5.0));
+        assert_eq!(line[1], Summary::default());
+        assert_eq!((line[2].count, line[2].p50), (1, 9.0));
     }
 }

@@ -335,8 +335,7 @@ pub enum SetupError {
 
 /// The options of a server game: takebacks at once against the AI, by agreement
 /// between people.
-fn options_for(record: &GameRecord, control: TimeControl) -> Options {
-    let vs_ai = record.first.ai_level.is_some() || record.second.ai_level.is_some();
+fn options_for(vs_ai: bool, control: TimeControl) -> Options {
     Options {
         control,
         takebacks: if vs_ai {
@@ -350,8 +349,19 @@ fn options_for(record: &GameRecord, control: TimeControl) -> Options {
     }
 }
 
+/// Whether the AI plays a side of `record`.
+fn vs_ai(record: &GameRecord) -> bool {
+    record.first.ai_level.is_some() || record.second.ai_level.is_some()
+}
+
 /// A new session for `record` starting at `now`.
 fn new_session(record: &GameRecord, now: Timestamp) -> Result<Session, SetupError> {
+    session_with(record, vs_ai(record), now)
+}
+
+/// A new session for `record` starting at `now`, the AI playing a side when `vs_ai`
+/// (`record`'s seats may not say so yet: a seat being taken).
+fn session_with(record: &GameRecord, vs_ai: bool, now: Timestamp) -> Result<Session, SetupError> {
     let corrupt = |why: String| SetupError::Corrupt {
         id: record.id.clone(),
         why,
@@ -362,7 +372,7 @@ fn new_session(record: &GameRecord, now: Timestamp) -> Result<Session, SetupErro
         .map_err(|e: session::ParseTimeControlError| corrupt(e.to_string()))?;
     let game = AnyGame::from_position(record.kind, &record.start_position)
         .map_err(|e| corrupt(e.to_string()))?;
-    Ok(Session::new(game, options_for(record, control), now))
+    Ok(Session::new(game, options_for(vs_ai, control), now))
 }
 
 /// Stores a new game and starts its owner; the game starts at once when both seats are
@@ -379,6 +389,16 @@ pub async fn create_game(
     rated: bool,
 ) -> Result<GameRecord, SetupError> {
     let start = AnyGame::start(kind);
+    let now = now_ms();
+    // Both seats taken: the game starts now, stored with its session in one go.
+    let session = (first != Seat::Open && second != Seat::Open).then(|| {
+        let vs_ai = matches!(first, Seat::Ai(_)) || matches!(second, Seat::Ai(_));
+        Session::new(
+            start.clone(),
+            options_for(vs_ai, control),
+            Timestamp::from_millis(millis(now)),
+        )
+    });
     let new = NewGame {
         kind,
         first,
@@ -386,21 +406,9 @@ pub async fn create_game(
         time_control: control.to_string(),
         rated,
         start_position: start.start_position_string(),
-        session_state: None,
+        session_state: session.as_ref().map(session_json),
     };
-    let now = now_ms();
     let record = state.store.create_game(&new, now).await?;
-    let session = if record.status == GameStatus::Playing {
-        let session = new_session(&record, Timestamp::from_millis(millis(now)))?;
-        let data = session_json(&session);
-        state
-            .store
-            .save_session_state(&record.id, &data, now)
-            .await?;
-        Some(session)
-    } else {
-        None
-    };
     spawn_owner(state, record.clone(), session).await;
     Ok(record)
 }

@@ -16,7 +16,7 @@ use super::messages::{
     Action, Actions, ClientMessage, ClocksView, EventsView, GameStatusView, GameView, LegalMoves,
     LiveGame, PlayedList, PlayerInfo, Refusal, ServerMessage, SocketError,
 };
-use super::{Command, Ident, millis, new_session, session_json, start_board};
+use super::{Command, Ident, millis, session_json, session_with, start_board};
 use crate::state::AppState;
 use crate::store::{GameRecord, GameStatus, Seat, SeatRecord, StoreError, now_ms};
 
@@ -1091,11 +1091,17 @@ impl Owner {
             let keep = u32::try_from(new).unwrap_or(u32::MAX);
             store.take_back(id, keep, &session_json(next), now).await?;
             self.snapshot_ply = keep;
-        } else {
+        } else if next.is_ongoing() {
             store
                 .save_session_state(id, &session_json(next), now)
                 .await?;
             self.snapshot_ply = u32::try_from(new).unwrap_or(u32::MAX);
+        } else {
+            // A resignation, a flag fall, an agreed draw: the ending's one transaction
+            // stores the session with the result.
+            self.store_ending(next).await?;
+            self.snapshot_ply = u32::try_from(new).unwrap_or(u32::MAX);
+            return Ok(());
         }
         if !next.is_ongoing() {
             self.store_ending(next).await?;
@@ -1243,17 +1249,20 @@ impl Owner {
             Refusal::new(SocketError::Internal, "the server could not store that")
         };
         let now = now_ms();
+        // The game starts now: its session is stored with the seat, in one transaction.
+        let vs_ai = super::vs_ai(&self.record) || matches!(seat, Seat::Ai(_));
+        let session = session_with(&self.record, vs_ai, Timestamp::from_millis(millis(now)))
+            .map_err(|e| internal(&e))?;
         let record = self
             .state
             .store
-            .take_seat(&self.record.id, side, &seat, now)
-            .await
-            .map_err(|e| internal(&e))?;
-        let session =
-            new_session(&record, Timestamp::from_millis(millis(now))).map_err(|e| internal(&e))?;
-        self.state
-            .store
-            .save_session_state(&record.id, &session_json(&session), now)
+            .take_seat(
+                &self.record.id,
+                side,
+                &seat,
+                Some(&session_json(&session)),
+                now,
+            )
             .await
             .map_err(|e| internal(&e))?;
         self.ratings = ratings_of(&self.state, &record).await;

@@ -603,7 +603,8 @@ impl Store {
         .bind(ply)
         .bind(mv.played_at)
         .bind(self.owner.token())
-        .execute(&self.pool)
+        // On the moves' path: not behind the requests (see `pool.rs`).
+        .execute(self.pool.priority())
         .await;
         match written {
             Ok(done) => Ok(done.rows_affected() == 1),
@@ -691,7 +692,9 @@ impl Store {
     }
 
     /// Seats a player in a waiting game's open seat; the game is `playing` once both
-    /// seats are taken. Returns the game as it now is.
+    /// seats are taken. `session_state`, when given, is stored as the game's session in
+    /// the same transaction (the session the game starts with). Returns the game as it
+    /// now is.
     ///
     /// # Errors
     /// [`StoreError::Conflict`] when the seat is taken or the game is not waiting.
@@ -700,6 +703,7 @@ impl Store {
         game_id: &str,
         player: Player,
         seat: &Seat,
+        session_state: Option<&str>,
         now: i64,
     ) -> Result<GameRecord, StoreError> {
         let (user_column, guest_column, ai_column) = seat_columns(player);
@@ -707,7 +711,9 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         let taken = sqlx::query(&format!(
             "UPDATE games SET {user_column} = $2, {guest_column} = $3, {ai_column} = $4, \
-             updated_at = $5 WHERE id = $1 AND status = 'waiting' AND {user_column} IS NULL \
+             updated_at = $5, session_state = COALESCE($7, session_state), \
+             snapshot_ply = CASE WHEN $7 IS NULL THEN snapshot_ply ELSE {STORED_PLIES} END \
+             WHERE id = $1 AND status = 'waiting' AND {user_column} IS NULL \
              AND {guest_column} IS NULL AND {ai_column} IS NULL AND owner = $6"
         ))
         .bind(game_id)
@@ -716,6 +722,7 @@ impl Store {
         .bind(ai)
         .bind(now)
         .bind(self.owner.token())
+        .bind(session_state)
         .execute(&mut *tx)
         .await?;
         if taken.rows_affected() != 1 {

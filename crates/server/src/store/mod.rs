@@ -13,12 +13,14 @@ mod archive;
 pub mod backup;
 mod challenges;
 mod chat;
+mod checkpoint;
 mod conditional;
 mod games;
 mod leases;
 mod lifecycle;
 mod mail;
 mod players;
+mod pool;
 mod ratings;
 mod reviews;
 mod standings;
@@ -30,9 +32,9 @@ use std::borrow::Cow;
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use sqlx::Row;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::{AnyPool, Row};
 
 pub use archive::{ArchiveFilter, ArchivePage, ArchivedGame, ImportedGame};
 pub use challenges::{
@@ -160,12 +162,14 @@ pub enum StoreError {
 /// The database: a pool of connections and which program is behind it. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Store {
-    pool: AnyPool,
+    pool: pool::Pool,
     backend: Backend,
     /// This process as the owner of the live games it writes.
     owner: Owner,
     /// Stores the moves of every game, those waiting together in one transaction.
     writer: writer::MoveWriter,
+    /// SQLite's checkpoints, on a connection of their own (`None` on PostgreSQL).
+    checkpoints: Option<std::sync::Arc<checkpoint::Checkpoints>>,
 }
 
 impl Store {
@@ -214,7 +218,11 @@ impl Store {
                     // Per connection: each new one is told again.
                     if backend == Backend::Sqlite {
                         let pragma = format!("PRAGMA synchronous = {}", sync.pragma());
-                        sqlx::query(&pragma).execute(connection).await?;
+                        sqlx::query(&pragma).execute(&mut *connection).await?;
+                        // Checkpoints are a task's own work (`checkpoint.rs`).
+                        let pragma =
+                            format!("PRAGMA wal_autocheckpoint = {}", checkpoint::FALLBACK_PAGES);
+                        sqlx::query(&pragma).execute(&mut *connection).await?;
                     }
                     Ok(())
                 })
@@ -244,11 +252,18 @@ impl Store {
                 .await?;
         }
         let writer = writer::MoveWriter::start(pool.clone());
+        let checkpoints = (backend == Backend::Sqlite).then(|| {
+            std::sync::Arc::new(checkpoint::Checkpoints::start(
+                url.connection_string().to_owned(),
+                sync,
+            ))
+        });
         let store = Store {
-            pool,
+            pool: pool::Pool::new(pool, connections),
             backend,
             owner,
             writer,
+            checkpoints,
         };
         store.migrate().await?;
         Ok(store)
@@ -273,7 +288,7 @@ impl Store {
             locking: true,
             no_tx: false,
         };
-        migrator.run(&self.pool).await?;
+        migrator.run(self.pool.priority()).await?;
         Ok(())
     }
 
@@ -295,6 +310,9 @@ impl Store {
     /// Waits for running queries, then closes every connection (SQLite checkpoints its
     /// log into the file).
     pub async fn close(&self) {
+        if let Some(checkpoints) = &self.checkpoints {
+            checkpoints.stop().await;
+        }
         self.pool.close().await;
     }
 
@@ -386,5 +404,47 @@ mod tests {
         }
         assert_eq!("Normal".parse(), Ok(SqliteSync::Normal));
         assert!("fast".parse::<SqliteSync>().is_err());
+    }
+
+    /// The log is copied into the file by the checkpoints' own connection, not by the
+    /// commits of the shared one (which does so only past the fallback length); after
+    /// `close` the file holds everything and the log is gone.
+    #[tokio::test]
+    async fn sqlite_checkpoints_are_a_task_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        let url: DatabaseUrl = path.to_str().unwrap().parse().unwrap();
+        let store = Store::open(&url, 1).await.unwrap();
+        let pages: i64 = sqlx::query_scalar("PRAGMA wal_autocheckpoint")
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+        assert_eq!(pages, i64::from(checkpoint::FALLBACK_PAGES));
+        let size = || std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let before = size();
+        for i in 0..200 {
+            store.create_guest(&format!("token {i}"), i).await.unwrap();
+        }
+        // Far below the fallback: only the task copies these pages into the file.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while size() <= before {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no checkpoint in 20 s: the file is still {before} bytes"
+            );
+            tokio::time::sleep(checkpoint::CHECKPOINT_EVERY).await;
+        }
+        store.close().await;
+        assert!(
+            !dir.path().join("k.db-wal").exists(),
+            "the log is left after close"
+        );
+        let store = Store::open(&url, 1).await.unwrap();
+        let guests: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM guests")
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+        assert_eq!(guests, 200);
+        store.close().await;
     }
 }

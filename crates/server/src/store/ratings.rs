@@ -3,7 +3,7 @@
 use game::{GameKind, Player};
 use serde::Serialize;
 use sqlx::any::AnyRow;
-use sqlx::{Any, Row, Transaction};
+use sqlx::{AnyConnection, Row};
 
 use super::{Store, StoreError, parse_column};
 use crate::ratings::{Rating, rate};
@@ -69,7 +69,7 @@ struct Current {
 }
 
 async fn current(
-    tx: &mut Transaction<'_, Any>,
+    tx: &mut AnyConnection,
     user_id: &str,
     kind: GameKind,
 ) -> Result<Option<Current>, StoreError> {
@@ -79,7 +79,7 @@ async fn current(
     )
     .bind(user_id)
     .bind(kind.as_str())
-    .fetch_optional(&mut **tx)
+    .fetch_optional(&mut *tx)
     .await?;
     row.map(|row| {
         Ok(Current {
@@ -105,7 +105,7 @@ async fn current(
 /// `revision` is still the one read, which needs no row locks and works the same on
 /// SQLite and PostgreSQL.
 pub(super) async fn apply_game_ratings(
-    tx: &mut Transaction<'_, Any>,
+    tx: &mut AnyConnection,
     users: [&String; 2],
     kind: GameKind,
     game_id: &str,
@@ -149,7 +149,7 @@ pub(super) async fn apply_game_ratings(
                 .bind(c.draws + draw)
                 .bind(at)
                 .bind(c.revision)
-                .execute(&mut **tx)
+                .execute(&mut *tx)
                 .await?
             }
             None => {
@@ -168,7 +168,7 @@ pub(super) async fn apply_game_ratings(
                 .bind(loss)
                 .bind(draw)
                 .bind(at)
-                .execute(&mut **tx)
+                .execute(&mut *tx)
                 .await?
             }
         };
@@ -187,7 +187,7 @@ pub(super) async fn apply_game_ratings(
         .bind(new.deviation)
         .bind(new.volatility)
         .bind(at)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
     }
     Ok(Some([

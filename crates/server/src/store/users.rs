@@ -380,13 +380,13 @@ fn generated_guest_name() -> String {
 /// Records, in the transaction that ends them, that `user_id`'s sign-ins were ended: every
 /// server process reads it and closes that account's sockets whose sign-in has ended.
 pub(super) async fn record_revocation(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut sqlx::AnyConnection,
     user_id: &str,
 ) -> Result<(), StoreError> {
     sqlx::query("INSERT INTO revocations (user_id, at) VALUES ($1, $2)")
         .bind(user_id)
         .bind(super::now_ms())
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
     Ok(())
 }

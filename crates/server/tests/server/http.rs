@@ -698,13 +698,13 @@ async fn moves_and_state_survive_a_restart(db: Database) {
             .is_err()
     );
     let seated = store
-        .take_seat(&game.id, Player::Second, &Seat::Ai(6), now_ms())
+        .take_seat(&game.id, Player::Second, &Seat::Ai(6), None, now_ms())
         .await
         .unwrap();
     assert_eq!(seated.status.as_str(), "playing");
     assert!(
         store
-            .take_seat(&game.id, Player::Second, &Seat::Ai(1), now_ms())
+            .take_seat(&game.id, Player::Second, &Seat::Ai(1), None, now_ms())
             .await
             .is_err()
     );
