@@ -7,7 +7,9 @@
 //! since the Unix epoch, JSON as TEXT.
 //!
 //! SQLite runs with one connection in WAL mode: SQLite has one writer at a time anyway,
-//! and a single connection never fails a transaction with "database is locked".
+//! and a single connection never fails a transaction with "database is locked". (A
+//! second connection only copies the log into the file: `checkpoint.rs`.) The moves'
+//! writer goes ahead of the other queries for that connection: `pool.rs`.
 
 mod archive;
 pub mod backup;
