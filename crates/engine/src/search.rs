@@ -1022,12 +1022,8 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 KEY_HASH
             } else if bonus > 0 {
                 KEY_TACTICAL + bonus
-            } else if Some(mv) == killers[0] {
-                KEY_KILLER[0]
-            } else if Some(mv) == killers[1] {
-                KEY_KILLER[1]
             } else {
-                self.history[side + self.eval.history_key(&self.game, mv)]
+                self.quiet_key(mv, killers, side)
             };
             ordered.push(Scored {
                 mv,
@@ -1040,6 +1036,18 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         self.bonuses[ply] = bonuses;
         self.ordered[ply] = ordered;
         self.keep = keep;
+    }
+
+    /// The ordering key of a move that is neither the hash move nor tactical: a killer's
+    /// rank, or the history of `side` (its offset in `history`) for the move.
+    fn quiet_key(&self, mv: G::Move, killers: [Option<G::Move>; 2], side: usize) -> i32 {
+        if Some(mv) == killers[0] {
+            KEY_KILLER[0]
+        } else if Some(mv) == killers[1] {
+            KEY_KILLER[1]
+        } else {
+            self.history[side + self.eval.history_key(&self.game, mv)]
+        }
     }
 
     /// Appends to `ordered` the ordering keys of the quiet moves of a staged node, the
@@ -1057,13 +1065,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
                 continue;
             }
             let mv = moves[i];
-            let key = if Some(mv) == killers[0] {
-                KEY_KILLER[0]
-            } else if Some(mv) == killers[1] {
-                KEY_KILLER[1]
-            } else {
-                self.history[side + self.eval.history_key(&self.game, mv)]
-            };
+            let key = self.quiet_key(mv, killers, side);
             ordered.push(Scored {
                 mv,
                 key,
