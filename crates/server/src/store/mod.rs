@@ -59,6 +59,10 @@ pub use users::{Guest, User};
 
 use crate::config::{Backend, DatabaseUrl, SqliteSync};
 
+/// How long a query waits for a connection (at the gate of `pool.rs`, then at the pool)
+/// before it fails.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The migrations, in order: (version, description, SQL). Embedded in the binary.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
     (
@@ -229,7 +233,7 @@ impl Store {
                     Ok(())
                 })
             })
-            .acquire_timeout(Duration::from_secs(10))
+            .acquire_timeout(ACQUIRE_TIMEOUT)
             // A SQLite connection is a file in this process: it cannot have been lost,
             // so it is not pinged before each query (a round trip to its worker thread
             // that cost more than the move's insert). A PostgreSQL one is.

@@ -50,11 +50,15 @@ impl Pool {
         &self.raw
     }
 
+    /// A place at the gate, waited for as long as a connection is at the pool: a query
+    /// fails after that time rather than wait for ever behind a stuck one.
     async fn place(gate: Arc<Semaphore>) -> Result<OwnedSemaphorePermit, sqlx::Error> {
-        // The gate is never closed: an error would mean the store is gone.
-        gate.acquire_owned()
-            .await
-            .map_err(|_| sqlx::Error::PoolClosed)
+        match tokio::time::timeout(super::ACQUIRE_TIMEOUT, gate.acquire_owned()).await {
+            Ok(Ok(place)) => Ok(place),
+            // The gate is never closed: an error would mean the store is gone.
+            Ok(Err(_)) => Err(sqlx::Error::PoolClosed),
+            Err(_) => Err(sqlx::Error::PoolTimedOut),
+        }
     }
 
     /// A connection, through the gate.
@@ -226,6 +230,23 @@ mod tests {
         drop(pool.acquire().await.unwrap());
         assert_eq!(pool.gate.available_permits(), 1);
         store.close().await;
+    }
+
+    /// A query does not wait at the gate for ever: after as long as it would wait at the
+    /// pool, it fails as the pool's own wait does.
+    #[tokio::test(start_paused = true)]
+    async fn a_place_is_waited_for_as_long_as_a_connection() {
+        let gate = Arc::new(Semaphore::new(1));
+        let held = Pool::place(Arc::clone(&gate)).await.unwrap();
+        let started = tokio::time::Instant::now();
+        let waited = Pool::place(Arc::clone(&gate)).await;
+        assert!(
+            matches!(waited, Err(sqlx::Error::PoolTimedOut)),
+            "{waited:?}"
+        );
+        assert_eq!(started.elapsed(), crate::store::ACQUIRE_TIMEOUT);
+        drop(held);
+        assert!(Pool::place(gate).await.is_ok());
     }
 
     /// PostgreSQL's pool of `n` connections keeps one for the moves.
