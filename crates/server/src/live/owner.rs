@@ -1096,13 +1096,9 @@ impl Owner {
                 .save_session_state(id, &session_json(next), now)
                 .await?;
             self.snapshot_ply = u32::try_from(new).unwrap_or(u32::MAX);
-        } else {
-            // A resignation, a flag fall, an agreed draw: the ending's one transaction
-            // stores the session with the result.
-            self.store_ending(next).await?;
-            self.snapshot_ply = u32::try_from(new).unwrap_or(u32::MAX);
-            return Ok(());
         }
+        // A resignation, a flag fall, an agreed draw: the ending's one transaction stores
+        // the session with the result (nothing was written above).
         if !next.is_ongoing() {
             self.store_ending(next).await?;
         }
