@@ -551,7 +551,10 @@ async fn digests_and_clock_warnings_come_at_most_once(db: Database) {
     let id = correspondence_game(&server, &mut a, &mut b).await;
     let mailer = server.state.mailer.clone().expect("mail on");
     let day = 86_400_000;
-    let now = now_ms();
+    // A second after the game's last move: when the scan ran in the same millisecond as
+    // the move, exactly 3 days were left ("3 days 0 hours"), not the 2 days 23 hours
+    // asserted below.
+    let now = now_ms() + 1_000;
 
     // Ragnar's move waits: a digest for him, none for Bjorn; no warning with 3 days left.
     let report = reminders::scan(&server.state, &mailer, now).await.unwrap();
