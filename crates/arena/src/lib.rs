@@ -15,6 +15,8 @@
 //! - [`run`]: a whole match, several games at once if asked, resumable, reporting to an
 //!   observer ([`Event`]) and returning a [`Summary`] with its [`Tally`]; with an
 //!   [`Sprt`] it stops once the sequential test accepts or rejects ([`sprt`]).
+//! - [`ladder`]: ratings of several players on one scale from the matches between
+//!   them (how `kingstable levels` rates the AI's levels).
 //!
 //! ```
 //! use arena::{Limit, MatchConfig, Event};
@@ -50,6 +52,7 @@ pub mod client;
 mod contestant;
 mod error;
 pub mod htp;
+pub mod ladder;
 mod openings;
 pub mod otep;
 pub mod process;

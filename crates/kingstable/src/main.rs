@@ -159,6 +159,40 @@ enum Command {
         #[arg(long)]
         sprt: Option<arena::Sprt>,
     },
+    /// Rate the AI's levels on one scale: level 1 against the one-ply greedy player (the
+    /// anchor, 1000), then each level against the one below (each opening from both
+    /// sides), fitted together; prints every level's rating with its 95% interval and
+    /// its score by side. The ratings the site shows come from such runs.
+    Levels {
+        /// The game.
+        #[arg(long, value_parser = parse_kind)]
+        game: GameKind,
+        /// Games in each match.
+        #[arg(long, default_value_t = 20)]
+        games: usize,
+        /// Games in the matches of levels 5 and 6, which take most of the time
+        /// (default: --games).
+        #[arg(long)]
+        strong_games: Option<usize>,
+        /// The strongest level rated (level 6 plays with --level6-time a move).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=6))]
+        top: u8,
+        /// Level 6's time a move (the site gives it 1.5 s in untimed games).
+        #[arg(long, value_parser = duration::parse_duration, default_value = "1500ms")]
+        level6_time: std::time::Duration,
+        /// Adjudicate a draw after this many plies (0: never).
+        #[arg(long, default_value_t = 300)]
+        draw_after: usize,
+        /// Save each match's records in DIR/levelN.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Keep the games an earlier run saved in --out and play only the missing ones.
+        #[arg(long, requires = "out")]
+        resume: bool,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+    },
     /// Search a position with the AI: the board, then per completed depth the score
     /// (for the side to move; `win in N` counts plies), nodes, speed and best line, then
     /// the best move. Searches 5 seconds unless --time, --depth or --nodes is given.
@@ -406,6 +440,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 // Listed apart in the summary; the match did not go as it should.
                 return Ok(ExitCode::from(1));
             }
+        }
+        Command::Levels {
+            game,
+            games,
+            strong_games,
+            top,
+            level6_time,
+            draw_after,
+            out,
+            resume,
+            concurrency,
+        } => {
+            commands::levels::run(&commands::levels::LevelsConfig {
+                kind: game,
+                games,
+                strong_games: strong_games.unwrap_or(games),
+                top,
+                level6_time,
+                draw_after: (draw_after > 0).then_some(draw_after),
+                out,
+                resume,
+                concurrency,
+            })?;
         }
         Command::Analyze {
             position,

@@ -6,6 +6,7 @@ pub mod backup;
 pub mod bench;
 pub mod convert;
 pub mod engine;
+pub mod levels;
 pub mod matches;
 pub mod migrate;
 pub mod moves;
