@@ -56,6 +56,7 @@ export default {
   'home.game': 'Game',
   'home.level': 'Strength',
   'home.level_n': 'Level {level}',
+  'home.level_about': 'Level {level} · about {rating}',
   'home.side': 'Your side',
   'home.side_random': 'Random',
   'home.time_control': 'Time control',

@@ -56,6 +56,7 @@ export default {
   'home.game': 'Jeu',
   'home.level': 'Force',
   'home.level_n': 'Niveau {level}',
+  'home.level_about': 'Niveau {level} · environ {rating}',
   'home.side': 'Votre camp',
   'home.side_random': 'Au hasard',
   'home.time_control': 'Cadence',

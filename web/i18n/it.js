@@ -56,6 +56,7 @@ export default {
   'home.game': 'Gioco',
   'home.level': 'Forza',
   'home.level_n': 'Livello {level}',
+  'home.level_about': 'Livello {level} · circa {rating}',
   'home.side': 'Il tuo schieramento',
   'home.side_random': 'A caso',
   'home.time_control': 'Tempo di gioco',

@@ -149,6 +149,8 @@ export const api = {
   changePassword: (current, next) => request('POST', '/api/account/password', { current_password: current, new_password: next }),
   /** @param {GameKind} kind @param {number} [page] @returns {Promise<import('./types.js').RatingList>} */
   ratings: (kind, page = 1) => request('GET', `/api/ratings${query({ game: kind, page })}`),
+  /** The AI's levels with their estimated ratings. @returns {Promise<import('./types.js').LevelList>} */
+  levels: () => request('GET', '/api/levels'),
   /** @returns {Promise<{games: import('./types.js').MyGame[], your_turn: number}>} */
   myGames: () => request('GET', '/api/me/games'),
   /** @returns {Promise<{enabled: boolean}>} */

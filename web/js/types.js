@@ -359,3 +359,9 @@ export {};
  * `GET /api/ratings`: a page of one game's rating list, and how many are online.
  * @typedef {{game: GameKind, players: Standing[], page: number, pages: number, total: number, online: number}} RatingList
  */
+
+/**
+ * The AI's levels (`GET /api/levels`): each level's estimated rating in each game, on a
+ * scale fixed by the one-ply greedy player (`anchor`) at `anchor_rating`.
+ * @typedef {{anchor: string, anchor_rating: number, levels: Array<{level: number, name: string, ratings: Record<GameKind, number>}>}} LevelList
+ */

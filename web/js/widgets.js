@@ -3,6 +3,7 @@ import { h, timeControlText } from './ui.js';
 import { t } from './i18n.js';
 import { GAME_KINDS, gameName, sideName } from './names.js';
 import { Board } from './board.js';
+import { api } from './api.js';
 
 /** @typedef {import('./types.js').GameKind} GameKind */
 
@@ -77,21 +78,54 @@ export function sidePicker(name, kind, value) {
   return h('div', { class: 'field' }, h('span', { class: 'label' }, t('home.side')), box);
 }
 
+/** @type {Promise<import('./types.js').LevelList | null> | null} */
+let levelList = null;
+
+/** The AI's levels and their ratings, asked for once (null if the server did not answer). */
+function levels() {
+  levelList ??= api.levels().catch(() => {
+    levelList = null;
+    return null;
+  });
+  return levelList;
+}
+
 /**
- * The AI's six levels.
+ * The AI's six levels, and under them the chosen one's estimated rating in `kind`
+ * ("Level 4 · about 1700").
  * @param {string} name
  * @param {number} value
+ * @param {GameKind} kind
  */
-export function levelPicker(name, value) {
+export function levelPicker(name, value, kind) {
   const box = h('div', { class: 'segmented level-picker', role: 'radiogroup', 'aria-label': t('home.level') });
+  const caption = h('p', { class: 'level-caption', id: `${name}-about`, 'aria-live': 'polite' }, t('home.level_n', { level: value }));
+  /** @type {Map<number, HTMLElement>} */
+  const labels = new Map();
+  /** @param {import('./types.js').LevelList | null} list @param {number} level */
+  const about = (list, level) => {
+    const rating = list?.levels.find((l) => l.level === level)?.ratings[kind];
+    // As ratings are written everywhere on the site: no thousands separator.
+    return rating ? t('home.level_about', { level, rating: String(rating) }) : t('home.level_n', { level });
+  };
+  /** @param {number} level */
+  const choose = (level) => {
+    levels().then((list) => { caption.textContent = about(list, level); });
+  };
   for (let level = 1; level <= 6; level++) {
     const id = `${name}-${level}`;
+    const label = h('label', { for: id, title: t('home.level_n', { level }) }, String(level));
+    labels.set(level, label);
     box.append(
-      h('input', { type: 'radio', name, id, value: String(level), checked: level === value }),
-      h('label', { for: id, title: t('home.level_n', { level }) }, String(level)),
+      h('input', { type: 'radio', name, id, value: String(level), checked: level === value, onchange: () => choose(level) }),
+      label,
     );
   }
-  return h('div', { class: 'field' }, h('span', { class: 'label' }, t('home.level')), box);
+  levels().then((list) => {
+    for (const [level, label] of labels) label.title = about(list, level);
+  });
+  choose(value);
+  return h('div', { class: 'field' }, h('span', { class: 'label' }, t('home.level')), box, caption);
 }
 
 /**

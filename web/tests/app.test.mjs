@@ -141,6 +141,8 @@ test('the home page offers every game, level and time control, by keyboard too',
   assert.ok(await page.locator('.skip-link').evaluate((el) => el === document.activeElement && el.getBoundingClientRect().left >= 0));
   assert.equal(await page.locator('.game-picker input').count(), 3);
   assert.equal(await page.locator('.level-picker input').count(), 6);
+  // With no server to say the levels' ratings, the caption names the level alone.
+  assert.equal(await page.locator('.level-caption').textContent(), 'Level 3');
   await page.click('label[for="kind-camelot"]');
   // The side picker names the sides as Camelot does.
   assert.equal(await page.locator('label[for="side-first"]').textContent(), 'White');

@@ -99,6 +99,33 @@ async function done(players) {
   }
 }
 
+test('the level picker says the estimated rating of each level in the chosen game', { skip }, async () => {
+  const { context, page, errors } = await player();
+  await go(page, '/');
+  const levels = await page.evaluate(async () => (await fetch('/api/levels')).json());
+  /** @param {number} level @param {string} kind */
+  const expected = (level, kind) => `Level ${level} · about ${levels.levels[level - 1].ratings[kind]}`;
+  const caption = page.locator('.level-caption');
+  await page.click('label[for="kind-copenhagen"]');
+  await page.click('label[for="level-2"]');
+  await page.waitForFunction((text) => document.querySelector('.level-caption')?.textContent === text, expected(2, 'copenhagen'));
+  await page.click('label[for="level-5"]');
+  await page.waitForFunction((text) => document.querySelector('.level-caption')?.textContent === text, expected(5, 'copenhagen'));
+  // The game changes, the level stays, the rating is the new game's.
+  await page.click('label[for="kind-camelot"]');
+  await page.waitForFunction((text) => document.querySelector('.level-caption')?.textContent === text, expected(5, 'camelot'));
+  assert.equal(await page.locator('label[for="level-6"]').getAttribute('title'), expected(6, 'camelot'));
+  // A stronger level is rated higher, in every game.
+  for (const kind of ['fetlar', 'copenhagen', 'camelot']) {
+    for (let level = 2; level <= 6; level++) {
+      assert.ok(levels.levels[level - 1].ratings[kind] > levels.levels[level - 2].ratings[kind], `${kind} ${level}`);
+    }
+  }
+  assert.match(await caption.textContent() ?? '', /^Level 5 · about \d+$/);
+  await shot(page, 'home-level-rating-desktop');
+  await done([{ context, page, errors }]);
+});
+
 test('a game against the AI, played by clicking, to a result', { skip, timeout: 120000 }, async () => {
   const { context, page, errors } = await player();
   await create(page, { mode: 'ai', kind: 'copenhagen', side: 'first', tc: 'untimed', level: 1 });

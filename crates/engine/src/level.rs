@@ -1,14 +1,17 @@
 //! Playing levels for people: the same six names everywhere (command line, web,
 //! protocol option).
 //!
-//! | level | name       | search                  | noise | picks among moves within |
-//! |-------|------------|-------------------------|-------|--------------------------|
-//! | 1     | `beginner` | 1 ply + quiescence      | ±60   | 120 of the best          |
-//! | 2     | `casual`   | 2 plies                 | ±40   | 60                       |
-//! | 3     | `club`     | 4 plies, ≤ 40k nodes    | ±15   | 20                       |
-//! | 4     | `expert`   | ≤ 150k nodes            | ±8    | 10                       |
-//! | 5     | `master`   | ≤ 1M nodes              | —     | best only                |
-//! | 6     | `maximum`  | everything the limits allow | — | best only                |
+//! | level | name       | search                  | noise | picks among moves within | about (Fetlar, Copenhagen, Camelot) |
+//! |-------|------------|-------------------------|-------|--------------------------|------|
+//! | 1     | `beginner` | 1 ply + quiescence      | ±60   | 120 of the best          | 1000, 1000, 1050 |
+//! | 2     | `casual`   | 2 plies                 | ±40   | 60                       | 1200, 1350, 1300 |
+//! | 3     | `club`     | 4 plies, ≤ 40k nodes    | ±15   | 20                       | 1400, 1800, 1800 |
+//! | 4     | `expert`   | ≤ 150k nodes            | ±8    | 10                       | 1550, 2000, 2450 |
+//! | 5     | `master`   | ≤ 1M nodes              | —     | best only                | 1800, 2350, 2950 |
+//! | 6     | `maximum`  | everything the limits allow | — | best only                | 1900, 2400, 3150 (1.5 s a move) |
+//!
+//! The last column is [`Level::rating`]: each game's own scale, the one-ply greedy
+//! player at 1000.
 //!
 //! Noise is a deterministic function of the position and the game's seed, so a level
 //! plays the same game the same way for the same seed, and different games differently.
@@ -18,6 +21,8 @@
 
 use std::fmt;
 use std::str::FromStr;
+
+use game::GameKind;
 
 /// A playing strength.
 ///
@@ -89,6 +94,34 @@ impl Level {
         }
     }
 
+    /// The rating of the scale's anchor, the one-ply greedy player of the match runner.
+    pub const ANCHOR_RATING: u32 = 1000;
+
+    /// The level's estimated rating in `kind`, on a scale fixed by the one-ply greedy
+    /// player at [`Level::ANCHOR_RATING`], rounded to 50: measured by `kingstable
+    /// levels` (each level against the one below, fitted together; `bench/RESULTS.md`,
+    /// "The levels rated"). Not the site's player ratings, which start at 1500 and
+    /// measure people against people.
+    ///
+    /// ```
+    /// use engine::Level;
+    /// use game::GameKind;
+    /// for kind in GameKind::ALL {
+    ///     for pair in Level::ALL.windows(2) {
+    ///         assert!(pair[1].rating(kind) > pair[0].rating(kind));
+    ///     }
+    /// }
+    /// ```
+    #[must_use]
+    pub const fn rating(self, kind: GameKind) -> u32 {
+        let [fetlar, copenhagen, camelot] = RATINGS[self as usize - 1];
+        match kind {
+            GameKind::Fetlar => fetlar,
+            GameKind::Copenhagen => copenhagen,
+            GameKind::Camelot => camelot,
+        }
+    }
+
     /// The level's search settings.
     #[must_use]
     pub const fn settings(self) -> LevelSettings {
@@ -132,6 +165,21 @@ impl Level {
         }
     }
 }
+
+/// Each level's estimated rating in Fetlar, Copenhagen and Camelot (see
+/// [`Level::rating`]): the fit of `kingstable levels` (2026-11-28; 20 games a match,
+/// 12 for level 5, 6 to 12 for level 6 at 1.5 s a move), rounded to 50. Fitted:
+/// Fetlar 983, 1186, 1388, 1527, 1823, 1877; Copenhagen 1000, 1348, 1793, 2019, 2373,
+/// 2423; Camelot 1033, 1285, 1805, 2450, 2942, 3160. The scale is each game's own: the
+/// greedy player is 1000 in each, and no game's levels are compared with another's.
+const RATINGS: [[u32; 3]; 6] = [
+    [1000, 1000, 1050],
+    [1200, 1350, 1300],
+    [1400, 1800, 1800],
+    [1550, 2000, 2450],
+    [1800, 2350, 2950],
+    [1900, 2400, 3150],
+];
 
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -174,6 +174,9 @@ enum Command {
         /// (default: --games).
         #[arg(long)]
         strong_games: Option<usize>,
+        /// Games in the match of level 6 alone (default: --strong-games).
+        #[arg(long)]
+        level6_games: Option<usize>,
         /// The strongest level rated (level 6 plays with --level6-time a move).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=6))]
         top: u8,
@@ -445,6 +448,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             game,
             games,
             strong_games,
+            level6_games,
             top,
             level6_time,
             draw_after,
@@ -456,6 +460,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 kind: game,
                 games,
                 strong_games: strong_games.unwrap_or(games),
+                level6_games: level6_games.or(strong_games).unwrap_or(games),
                 top,
                 level6_time,
                 draw_after: (draw_after > 0).then_some(draw_after),

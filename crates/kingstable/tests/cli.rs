@@ -943,3 +943,55 @@ fn bench_prints_the_signature_and_with_threads_the_speedup() {
     assert_eq!(zero.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&zero.stderr).contains("--threads"));
 }
+
+#[test]
+fn levels_rates_a_ladder_from_the_greedy_player_and_saves_each_match() {
+    // Levels 1 and 2 only (they stop at one and two plies): four games a match.
+    let dir = temp_dir("levels");
+    let out = kingstable(&[
+        "levels",
+        "--game",
+        "fetlar",
+        "--games",
+        "4",
+        "--top",
+        "2",
+        "--draw-after",
+        "80",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("== fetlar: level 1 against the greedy player"),
+        "{text}"
+    );
+    assert!(
+        text.contains("== fetlar: level 2 against level 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fetlar: ratings on one scale, the greedy player at 1000"),
+        "{text}"
+    );
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("player "))
+        .collect();
+    assert!(table[0].contains("as attackers") && table[0].contains("as defenders"));
+    assert!(table[1].starts_with("greedy") && table[1].contains("1000 (anchor)"));
+    for (row, level) in table[2..4].iter().zip(["level 1", "level 2"]) {
+        assert!(row.starts_with(level), "{row}");
+        // A rating, its interval and the score of four games.
+        assert!(row.contains(" ± ") && row.contains('%'), "{row}");
+    }
+    records_replay(
+        "fetlar",
+        &dir.path().join("level2"),
+        &["game-001.otg", "game-004.otg"],
+    );
+    // A rung past 6 is refused.
+    let out = kingstable(&["levels", "--game", "fetlar", "--top", "7"]);
+    assert_eq!(out.status.code(), Some(2));
+}

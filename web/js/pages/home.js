@@ -79,7 +79,7 @@ export async function render(main) {
         setRulesContext(k);
         drawForm();
       }),
-      mode === 'ai' ? levelPicker('level', level) : null,
+      mode === 'ai' ? levelPicker('level', level, kind) : null,
       sidePicker('side', kind, side),
       timeControlSelect('time-control', tc),
       mode === 'ai' ? null : h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'rated', checked: rated }), ` ${t('home.rated')}`),

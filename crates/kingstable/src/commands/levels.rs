@@ -23,8 +23,10 @@ pub struct LevelsConfig {
     pub kind: GameKind,
     /// Games in each match of the ladder.
     pub games: usize,
-    /// Games in the matches of levels 5 and 6, which take most of the time.
+    /// Games in the match of level 5, which takes longer than those below.
     pub strong_games: usize,
+    /// Games in the match of level 6, the longest.
+    pub level6_games: usize,
     /// The strongest level rated (1-6).
     pub top: u8,
     /// Level 6's time a move (the other levels stop at their own depth or nodes, with
@@ -86,10 +88,10 @@ pub fn run(config: &LevelsConfig) -> Result<Vec<Rung>> {
         let match_config = MatchConfig {
             kind: config.kind,
             players: [name(level), name(level - 1)],
-            games: if level >= 5 {
-                config.strong_games
-            } else {
-                config.games
+            games: match level {
+                6 => config.level6_games,
+                5 => config.strong_games,
+                _ => config.games,
             },
             openings: openings.clone(),
             control,

@@ -9,6 +9,7 @@ mod chat;
 mod conditional;
 mod game_socket;
 mod games;
+mod levels;
 mod lobby_socket;
 mod mail;
 mod me;
@@ -118,6 +119,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/me/games", get(me::games))
         .route("/api/me/challenges", get(me::challenges))
         .route("/api/ratings", get(standings::list))
+        .route("/api/levels", get(levels::list))
         .route("/api/games", post(games::create).get(games::list))
         .route("/api/games/{id}", get(games::get))
         .route("/api/games/{id}/join", post(games::join))

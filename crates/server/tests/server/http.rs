@@ -31,6 +31,32 @@ async fn health_reports_database(db: Database) {
 }
 both!(health, health_reports_database);
 
+async fn levels_list_their_ratings(db: Database) {
+    let server = start(&db).await;
+    let reply = server.client().get("/api/levels").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(
+        reply.headers.get("cache-control").unwrap(),
+        "public, max-age=3600"
+    );
+    let json = reply.json();
+    assert_eq!(json["anchor"], "greedy");
+    assert_eq!(json["anchor_rating"], 1000);
+    let levels = json["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 6);
+    for (i, level) in levels.iter().enumerate() {
+        assert_eq!(level["level"], i + 1);
+        let parsed: engine::Level = level["name"].as_str().unwrap().parse().unwrap();
+        assert_eq!(usize::from(parsed.number()), i + 1);
+        for kind in GameKind::ALL {
+            let rating = level["ratings"][kind.to_string()].as_u64().unwrap();
+            assert_eq!(rating, u64::from(parsed.rating(kind)), "{kind} {level}");
+        }
+    }
+    server.stop().await;
+}
+both!(levels, levels_list_their_ratings);
+
 async fn sign_up_in_out(db: Database) {
     let server = start(&db).await;
     let mut alice = server.client();
