@@ -157,7 +157,7 @@ test('lobby chat: two accounts talk on the home page, one on a phone; a visitor 
   const a = await player();
   const b = await player(PHONE);
   const v = await player();
-  const nameA = await signUp(a.page, 'lob');
+  await signUp(a.page, 'lob');
   await signUp(b.page, 'lob');
   for (const p of [a, b, v]) await go(p.page, '/');
   /** @param {Page} page @param {string} text */
@@ -167,7 +167,9 @@ test('lobby chat: two accounts talk on the home page, one on a phone; a visitor 
     await page.fill('#lobby-chat .chat__input', text);
     await page.click('#lobby-chat .chat__form button[type="submit"]');
   };
-  const hello = `hello from ${nameA}`;
+  // Fixed texts: with the random account name in it, about one line in 60 read as
+  // offensive to the language filter (a tail such as "a55" or "p2p5") and was refused.
+  const hello = 'hello, who wants a game?';
   await say(a.page, hello);
   // Everyone on the home page reads it at once, the visitor too.
   for (const p of [a, b, v]) await heard(p.page, hello);
@@ -264,7 +266,7 @@ test('moderation: a report reaches a moderator, whose mute holds on the authorâ€
   await m.page.waitForSelector('#s-current');
   assert.equal(await m.page.locator('#moderation-link').count(), 0);
   for (const p of [a, b]) await go(p.page, '/');
-  const line = `rude words ${nameA}`;
+  const line = 'rude words, to be reported';
   await a.page.fill('#lobby-chat .chat__input', line);
   await a.page.click('#lobby-chat .chat__form button[type="submit"]');
   await b.page.waitForSelector(`#lobby-chat .chat__line:has-text("${line}")`);
