@@ -94,11 +94,8 @@ pub struct Endings {
 impl Summary {
     /// Adds a finished game.
     pub fn add(&mut self, report: GameReport) {
-        match report.points_for_a() {
-            Some(1.0) => self.tally.wins += 1,
-            Some(0.5) => self.tally.draws += 1,
-            Some(_) => self.tally.losses += 1,
-            None => {}
+        if let Some(points) = report.points_for_a() {
+            self.tally.count(points);
         }
         if let Some(reason) = &report.refusal {
             self.refusals.push((report.index + 1, reason.clone()));
@@ -147,6 +144,18 @@ impl Summary {
             }
         }
         counts
+    }
+
+    /// A's scored games split by the side A had: with the first side, then the second.
+    #[must_use]
+    pub fn tally_by_side(&self) -> [Tally; 2] {
+        let mut sides = [Tally::default(); 2];
+        for report in &self.games {
+            if let Some(points) = report.points_for_a() {
+                sides[usize::from(!report.a_first)].count(points);
+            }
+        }
+        sides
     }
 
     /// The test's status on the games so far.

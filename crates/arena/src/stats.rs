@@ -21,6 +21,17 @@ impl Tally {
         self.wins + self.draws + self.losses
     }
 
+    /// Counts one game that gave the first engine `points` (1, ½ or 0).
+    pub fn count(&mut self, points: f64) {
+        if points > 0.75 {
+            self.wins += 1;
+        } else if points < 0.25 {
+            self.losses += 1;
+        } else {
+            self.draws += 1;
+        }
+    }
+
     /// Points for the first engine (a draw is half a point).
     #[must_use]
     pub fn points(&self) -> f64 {
@@ -95,6 +106,22 @@ impl fmt::Display for Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_files_a_game_by_its_points() {
+        let mut t = Tally::default();
+        for points in [1.0, 0.5, 0.0, 1.0] {
+            t.count(points);
+        }
+        assert_eq!(
+            t,
+            Tally {
+                wins: 2,
+                draws: 1,
+                losses: 1
+            }
+        );
+    }
 
     #[test]
     fn an_even_score_is_zero_elo() {

@@ -110,20 +110,7 @@ pub fn run(config: &LevelsConfig) -> Result<Vec<Rung>> {
         if !summary.failures.is_empty() {
             anyhow::bail!("a contestant failed in the match of level {level}");
         }
-        let mut by_side = [Tally::default(); 2];
-        for report in &summary.games {
-            let Some(points) = report.points_for_a() else {
-                continue;
-            };
-            let side = &mut by_side[usize::from(!report.a_first)];
-            if points > 0.75 {
-                side.wins += 1;
-            } else if points < 0.25 {
-                side.losses += 1;
-            } else {
-                side.draws += 1;
-            }
-        }
+        let by_side = summary.tally_by_side();
         matches.push(Match {
             a: usize::from(level),
             b: usize::from(level - 1),
