@@ -98,7 +98,7 @@ pub async fn inspect_sqlite_file(path: &Path) -> Result<FileReport, StoreError> 
         .connect(&url)
         .await?;
     let report = inspect(&pool).await;
-    pool.close().await;
+    super::close_pool(&pool).await;
     report
 }
 

@@ -81,7 +81,7 @@ impl Pool {
 
     /// Waits for running queries, then closes every connection.
     pub(super) async fn close(&self) {
-        self.raw.close().await;
+        super::close_pool(&self.raw).await;
     }
 }
 

@@ -58,7 +58,7 @@ impl SqliteSource {
                 version,
             }),
             Err(error) => {
-                pool.close().await;
+                super::close_pool(&pool).await;
                 Err(error)
             }
         }
@@ -106,7 +106,7 @@ impl SqliteSource {
 
     /// Closes the file.
     pub async fn close(&self) {
-        self.pool.close().await;
+        super::close_pool(&self.pool).await;
     }
 }
 
@@ -157,7 +157,7 @@ pub async fn occupied_tables(url: &DatabaseUrl) -> Result<Vec<(&'static str, i64
     let mut connection = pool.acquire().await?;
     let occupied = occupied(&mut connection, false).await;
     drop(connection);
-    pool.close().await;
+    super::close_pool(&pool).await;
     occupied
 }
 
