@@ -42,6 +42,9 @@ pub struct EngineOptions {
     pub threads: usize,
     /// The playing level; `None` plays at full strength.
     pub level: Option<Level>,
+    /// A draw's score for the side searched for, instead of the level's contempt
+    /// ([`Engine::set_contempt`](crate::Engine::set_contempt)); analysis sets 0.
+    pub contempt: Option<i32>,
 }
 
 impl Default for EngineOptions {
@@ -50,6 +53,7 @@ impl Default for EngineOptions {
             hash_mb: DEFAULT_HASH_MB,
             threads: 1,
             level: None,
+            contempt: None,
         }
     }
 }
@@ -168,6 +172,7 @@ fn made<G: EngineGame>(options: &EngineOptions, lines: usize) -> DefaultEngine<G
     if let Some(level) = options.level {
         engine.set_level(level);
     }
+    engine.set_contempt(options.contempt);
     engine
 }
 

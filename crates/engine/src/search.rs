@@ -106,6 +106,8 @@ pub struct Engine<G: Game, E: Evaluator<G>> {
     tt: TranspositionTable,
     threads: usize,
     level: Level,
+    /// Set apart from the level's (analysis: 0).
+    contempt: Option<i32>,
     seed: u64,
     multi_pv: usize,
     _game: PhantomData<fn(&G)>,
@@ -144,6 +146,7 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
             tt: TranspositionTable::new(DEFAULT_HASH_MB),
             threads: 1,
             level: Level::Maximum,
+            contempt: None,
             seed: 0,
             multi_pv: 1,
             _game: PhantomData,
@@ -210,6 +213,14 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
         self.level
     }
 
+    /// Scores a draw `contempt` worse than an even position for the side searched for
+    /// (and as much better for the other), instead of the level's
+    /// ([`Level::contempt`]); `None`: the level's. Analysis wants 0, the game's own
+    /// value of a draw.
+    pub fn set_contempt(&mut self, contempt: Option<i32>) {
+        self.contempt = contempt;
+    }
+
     /// The seed of the lower levels' noise: give each game its own (a game id) so games
     /// differ, and the same seed to replay a game exactly.
     pub fn set_seed(&mut self, seed: u64) {
@@ -245,7 +256,10 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
         mut info: impl FnMut(&SearchInfo<G::Move>),
     ) -> SearchResult<G::Move> {
         let start = Instant::now();
-        let settings = self.level.settings();
+        let mut settings = self.level.settings();
+        settings.contempt = self
+            .contempt
+            .unwrap_or_else(|| self.level.contempt(game.kind()));
         let budget = limits.budget(game.to_move());
         let node_limit = min_opt(limits.nodes, settings.nodes);
         let max_depth = min_opt(limits.depth, settings.depth)
@@ -609,6 +623,17 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             }
         }
         self.aborted
+    }
+
+    /// A draw reached `ply` plies from the root, for the side to move there: a little
+    /// worse than even for the side the search plays (the side to move at even plies)
+    /// and as much better for its opponent, by the level's contempt.
+    fn draw_score(&self, ply: usize) -> i32 {
+        if ply % 2 == 0 {
+            Score::DRAW.0 - self.settings.contempt
+        } else {
+            Score::DRAW.0 + self.settings.contempt
+        }
     }
 
     fn static_eval(&self) -> i32 {
@@ -1119,6 +1144,9 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         }
         self.seldepth = self.seldepth.max(ply);
         if let Some(outcome) = self.game.outcome() {
+            if outcome.winner.is_none() {
+                return Err(self.draw_score(ply));
+            }
             return Err(Score::of_outcome(outcome, self.game.to_move(), ply).0);
         }
         let pressure = match self.eval.threats(&self.game) {

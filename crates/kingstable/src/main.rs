@@ -180,8 +180,8 @@ enum Command {
         /// The strongest level rated (level 6 plays with --level6-time a move).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=6))]
         top: u8,
-        /// Level 6's time a move (the site gives it 1.5 s in untimed games).
-        #[arg(long, value_parser = duration::parse_duration, default_value = "1500ms")]
+        /// Level 6's time a move (the site gives it 3 s in untimed games).
+        #[arg(long, value_parser = duration::parse_duration, default_value = "3s")]
         level6_time: std::time::Duration,
         /// Adjudicate a draw after this many plies (0: never).
         #[arg(long, default_value_t = 300)]

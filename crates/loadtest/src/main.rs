@@ -124,7 +124,7 @@ struct Args {
     calibration_moves: usize,
     /// Hostile: one flood search in ms (the server's untimed AI move): the victim's AI
     /// may be delayed by this much more than when calm.
-    #[arg(long, default_value_t = 1500)]
+    #[arg(long, default_value_t = 3000)]
     flood_search_ms: u64,
     /// Exit non-zero on a fairness breach of the hostile mode too (the victim's AI
     /// delayed by more than one search, a loss on time, /health slower than 2 s).

@@ -81,6 +81,8 @@ pub fn run<G: EngineGame + Board>(game: G, options: &AnalyzeOptions) -> Result<(
     engine.set_threads(options.threads);
     engine.try_set_hash_mb(options.hash_mb)?;
     engine.set_level(options.level);
+    // Analysis scores a draw as the game does, whatever the level.
+    engine.set_contempt(Some(0));
     println!("{}", game.board());
     println!("{}", game.position_string());
     if let Some(outcome) = game.outcome() {

@@ -38,8 +38,11 @@ use crate::store::{GameRecord, SeatRecord};
 
 /// Hash table of one AI search, in MiB (small: many run at once).
 const HASH_MB: usize = 16;
-/// Think time per move without a Fischer clock (untimed and correspondence games).
-const UNTIMED_MOVE: Duration = Duration::from_millis(1500);
+/// Think time per move without a Fischer clock (untimed and correspondence games). Only
+/// level 6 uses it all (levels 1-5 stop at their own depth or node limits): at 3 s it
+/// searches about four times level 5's million nodes here and scored 75% against it;
+/// at 1.5 s only 58% (`bench/RESULTS.md`, "The levels rated").
+const UNTIMED_MOVE: Duration = Duration::from_millis(3000);
 /// The longest an AI move may take, whatever the clock says.
 const LONGEST_MOVE: Duration = Duration::from_secs(10);
 /// How many searches an identity's last turn is remembered for once it holds nothing
@@ -846,6 +849,7 @@ fn think(
         hash_mb: HASH_MB,
         threads: 1,
         level: Some(level),
+        contempt: None,
     });
     let answer = engine.answer(game, limits, stop, |_| {});
     (answer.best, answer.score)

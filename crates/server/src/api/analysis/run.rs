@@ -114,6 +114,8 @@ impl ReviewedPly {
 fn engine() -> AnyEngine {
     AnyEngine::new(EngineOptions {
         hash_mb: HASH_MB,
+        // A draw is worth what the game says: no contempt in analysis and reviews.
+        contempt: Some(0),
         ..EngineOptions::default()
     })
 }
