@@ -629,7 +629,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
     /// worse than even for the side the search plays (the side to move at even plies)
     /// and as much better for its opponent, by the level's contempt.
     fn draw_score(&self, ply: usize) -> i32 {
-        if ply % 2 == 0 {
+        if ply.is_multiple_of(2) {
             Score::DRAW.0 - self.settings.contempt
         } else {
             Score::DRAW.0 + self.settings.contempt
