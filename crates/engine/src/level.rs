@@ -7,8 +7,8 @@
 //! | 2     | `casual`   | 2 plies                 | ±40   | 60                       | 1200, 1350, 1300 |
 //! | 3     | `club`     | 4 plies, ≤ 40k nodes    | ±15   | 20                       | 1400, 1800, 1800 |
 //! | 4     | `expert`   | ≤ 150k nodes            | ±8    | 10                       | 1550, 2000, 2450 |
-//! | 5     | `master`   | ≤ 1M nodes              | —     | best only                | 1800, 2350, 2950 |
-//! | 6     | `maximum`  | everything the limits allow | — | best only                | 1900, 2400, 3150 (1.5 s a move) |
+//! | 5     | `master`   | ≤ 1M nodes              | —     | best only                | 1900, 2350, 2950 |
+//! | 6     | `maximum`  | everything the limits allow | — | best only                | 2000, 2650, 3200 (3 s a move) |
 //!
 //! The last column is [`Level::rating`]: each game's own scale, the one-ply greedy
 //! player at 1000.
@@ -203,18 +203,19 @@ impl Level {
 }
 
 /// Each level's estimated rating in Fetlar, Copenhagen and Camelot (see
-/// [`Level::rating`]): the fit of `kingstable levels` (2026-11-28; 20 games a match,
-/// 12 for level 5, 6 to 12 for level 6 at 1.5 s a move), rounded to 50. Fitted:
-/// Fetlar 983, 1186, 1388, 1527, 1823, 1877; Copenhagen 1000, 1348, 1793, 2019, 2373,
-/// 2423; Camelot 1033, 1285, 1805, 2450, 2942, 3160. The scale is each game's own: the
-/// greedy player is 1000 in each, and no game's levels are compared with another's.
+/// [`Level::rating`]): the fit of `kingstable levels` (2026-11-28; 20 games a match, 12
+/// for level 5, 8 to 12 for level 6 at 3 s a move; Fetlar's levels 5 and 6 with their
+/// contempt, level 6 over 10 games), rounded to 50. Fitted: Fetlar 983, 1186, 1388,
+/// 1527, 1881, 1978; Copenhagen 1000, 1348, 1793, 2019, 2373, 2669; Camelot 1033, 1285,
+/// 1805, 2450, 2942, 3222. The scale is each game's own: the greedy player is 1000 in
+/// each, and no game's levels are compared with another's.
 const RATINGS: [[u32; 3]; 6] = [
     [1000, 1000, 1050],
     [1200, 1350, 1300],
     [1400, 1800, 1800],
     [1550, 2000, 2450],
-    [1800, 2350, 2950],
-    [1900, 2400, 3150],
+    [1900, 2350, 2950],
+    [2000, 2650, 3200],
 ];
 
 impl fmt::Display for Level {

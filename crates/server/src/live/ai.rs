@@ -40,8 +40,9 @@ use crate::store::{GameRecord, SeatRecord};
 const HASH_MB: usize = 16;
 /// Think time per move without a Fischer clock (untimed and correspondence games). Only
 /// level 6 uses it all (levels 1-5 stop at their own depth or node limits): at 3 s it
-/// searches about four times level 5's million nodes here and scored 75% against it;
-/// at 1.5 s only 58% (`bench/RESULTS.md`, "The levels rated").
+/// searches about four times level 5's million nodes here and scored 88% against it in
+/// Copenhagen and Camelot, 65% in Fetlar; at 1.5 s, 58% in both tafl games
+/// (`bench/RESULTS.md`, "The levels rated").
 const UNTIMED_MOVE: Duration = Duration::from_millis(3000);
 /// The longest an AI move may take, whatever the clock says.
 const LONGEST_MOVE: Duration = Duration::from_secs(10);
