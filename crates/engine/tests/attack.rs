@@ -8,13 +8,10 @@ use engine::{DefaultEngine, Evaluator, Limits, Score, Threats};
 use game::Game;
 use tafl::{Rules, Tafl};
 
+mod common;
+
 fn after(moves: &str) -> Tafl {
-    let mut game = Tafl::new(Rules::COPENHAGEN);
-    for text in moves.split_whitespace() {
-        let mv = game.parse_move(text).unwrap();
-        game.play(mv);
-    }
-    game
+    common::after(Rules::COPENHAGEN, moves)
 }
 
 /// Copenhagen self-play at 100 ms a move (bench/RESULTS.md, issue 22), game 12: the

@@ -16,13 +16,10 @@ const SHUTTLE: &str = "j6-j10 f8-i8 f10-c10 f7-f10 a8-f8 f10-h10 a7-d7 e5-d5 k8-
     a4-e4 g5-g4 a5-c5 f5-e5 k5-g5 g4-i4 f8-h8xi8 f4-g4xg5 f11-f7xe7 f6-f3 k7-h7xg7 f3-a3 \
     f2-a2 a3-b3 a2-b2";
 
+mod common;
+
 fn after(moves: &str) -> Tafl {
-    let mut game = Tafl::new(Rules::FETLAR);
-    for text in moves.split_whitespace() {
-        let mv = game.parse_move(text).unwrap();
-        game.play(mv);
-    }
-    game
+    common::after(Rules::FETLAR, moves)
 }
 
 fn search(game: &Tafl, contempt: Option<i32>) -> (Score, Vec<String>) {

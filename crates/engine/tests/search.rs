@@ -9,13 +9,13 @@ use engine::{Clock, DefaultEngine, Level, Limits, Score};
 use game::{Game, Player};
 use tafl::{Position, Rules, Tafl};
 
+mod common;
+
 fn middlegame() -> Tafl {
-    let mut game = Tafl::new(Rules::COPENHAGEN);
-    for text in "d1-d3 h6-h3 k8-i8 d6-d9 a5-c5 g7-j7 f10-j10 g5-j5xj6 f2-j2 g6-i6".split(' ') {
-        let mv = game.parse_move(text).unwrap();
-        game.play(mv);
-    }
-    game
+    common::after(
+        Rules::COPENHAGEN,
+        "d1-d3 h6-h3 k8-i8 d6-d9 a5-c5 g7-j7 f10-j10 g5-j5xj6 f2-j2 g6-i6",
+    )
 }
 
 fn engine() -> DefaultEngine<Tafl> {
