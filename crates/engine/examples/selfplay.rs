@@ -11,7 +11,11 @@
 //! (even), `--time-ms MS` or `--nodes N` per move, `--threads-a N`, `--threads-b N`,
 //! `--max-plies N` (a draw after that many plies), `--jobs N` (games at once),
 //! `--weights-a FILE`, `--weights-b FILE` (tafl evaluation weights, `name value` lines,
-//! as `--example tune_tafl` writes them), `--verbose` (every move with its score).
+//! as `--example tune_tafl` writes them), `--verbose` (every move with its score),
+//! `--once` (each opening once, A playing the first side: self-play of one
+//! configuration at a fixed node count, where both games of an opening would be alike),
+//! `--skip N` (leave out the first N games: `--games 9 --skip 8` replays game 9),
+//! `--openings FILE` (one opening a line, `#` comments, as `bench/openings/tafl.txt`).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -67,6 +71,13 @@ struct Options {
     weights: [Option<String>; 2],
     /// Print every move with its score and depth.
     verbose: bool,
+    /// Each opening once, A playing the first side: for self-play of one configuration,
+    /// whose two games of an opening would be the same game at a fixed node count.
+    once: bool,
+    /// Games to leave out at the start (to replay one game of a run).
+    skip: usize,
+    /// A file of openings (one a line, `#` comments) instead of the built-in ones.
+    openings: Option<String>,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -81,12 +92,20 @@ fn parse_options() -> Result<Options, String> {
         jobs: 1,
         weights: [None, None],
         verbose: false,
+        once: false,
+        skip: 0,
+        openings: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
         if args[i] == "--verbose" {
             options.verbose = true;
+            i += 1;
+            continue;
+        }
+        if args[i] == "--once" {
+            options.once = true;
             i += 1;
             continue;
         }
@@ -107,6 +126,8 @@ fn parse_options() -> Result<Options, String> {
             }
             "--nodes" => options.nodes = Some(value.parse().map_err(|_| "bad --nodes")?),
             "--max-plies" => options.max_plies = value.parse().map_err(|_| "bad --max-plies")?,
+            "--openings" => options.openings = Some(value.clone()),
+            "--skip" => options.skip = value.parse().map_err(|_| "bad --skip")?,
             "--jobs" => options.jobs = value.parse().map_err(|_| "bad --jobs")?,
             "--weights-a" => options.weights[0] = Some(value.clone()),
             "--weights-b" => options.weights[1] = Some(value.clone()),
@@ -156,6 +177,8 @@ fn play_game<G: EngineGame, E: Evaluator<G> + Clone>(
         ..Limits::default()
     };
     let stop = AtomicBool::new(false);
+    // The last search's score, from the first side's point of view.
+    let mut last = String::new();
     while game.outcome().is_none() && game.ply() < options.max_plies {
         let engine = if game.to_move() == a_plays {
             &mut engines[0]
@@ -164,6 +187,12 @@ fn play_game<G: EngineGame, E: Evaluator<G> + Clone>(
         };
         let result = engine.search(&game, &limits, &stop, |_| {});
         let Some(mv) = result.best_move else { break };
+        let first = if game.to_move() == Player::First {
+            result.score
+        } else {
+            engine::Score(-result.score.0)
+        };
+        last = format!("{first} for {}", game.kind().side_name(Player::First));
         if options.verbose {
             println!(
                 "  {:>3}. {:<10} {:>10} depth {:>2} {:>8} nodes  {}",
@@ -194,7 +223,7 @@ fn play_game<G: EngineGame, E: Evaluator<G> + Clone>(
         None => GameResult {
             score_a: 0.5,
             plies: game.ply(),
-            how: "draw (adjudicated, too long)".into(),
+            how: format!("draw (adjudicated, too long; {last})"),
         },
     }
 }
@@ -205,7 +234,25 @@ fn run<G: EngineGame, E: Evaluator<G> + Clone>(
     options: &Options,
     evals: [E; 2],
 ) {
-    for opening in openings {
+    let from_file;
+    let openings: Vec<&str> = match &options.openings {
+        Some(file) => match std::fs::read_to_string(file) {
+            Ok(text) => {
+                from_file = text;
+                from_file
+                    .lines()
+                    .map(|line| line.split('#').next().unwrap_or("").trim())
+                    .filter(|line| !line.is_empty())
+                    .collect()
+            }
+            Err(e) => {
+                eprintln!("selfplay: {file}: {e}");
+                std::process::exit(2);
+            }
+        },
+        None => openings.to_vec(),
+    };
+    for opening in &openings {
         let mut game = start.clone();
         for text in opening.split_whitespace() {
             match game.parse_move(text) {
@@ -218,7 +265,7 @@ fn run<G: EngineGame, E: Evaluator<G> + Clone>(
         }
     }
     let total = options.games;
-    let next = AtomicUsize::new(0);
+    let next = AtomicUsize::new(options.skip);
     let results: Mutex<Vec<(usize, GameResult, Player)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
@@ -228,8 +275,12 @@ fn run<G: EngineGame, E: Evaluator<G> + Clone>(
                     if i >= total {
                         break;
                     }
-                    let opening = openings[(i / 2) % openings.len()];
-                    let a_plays = if i.is_multiple_of(2) {
+                    let opening = if options.once {
+                        openings[i % openings.len()]
+                    } else {
+                        openings[(i / 2) % openings.len()]
+                    };
+                    let a_plays = if options.once || i.is_multiple_of(2) {
                         Player::First
                     } else {
                         Player::Second

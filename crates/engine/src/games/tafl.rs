@@ -53,6 +53,10 @@ pub struct TaflWeights {
     pub corner_guard: i32,
     /// Each corner with both of its guard squares held.
     pub corner_sealed: i32,
+    /// Each corner the king cannot reach through squares free of attackers (defenders
+    /// may move aside, attackers are a wall): a corner the attackers have closed, by
+    /// whatever shape.
+    pub corner_closed: i32,
     /// Each attacker on a square beside a corner (`a2`, `b1`…), where one defender
     /// captures it against the corner.
     pub corner_neighbour: i32,
@@ -61,11 +65,22 @@ pub struct TaflWeights {
     pub edge_reach: i32,
     /// Edge reach beyond this counts no more.
     pub edge_reach_cap: i32,
+    /// The endgame terms (`defender_mobility`, `endgame_room`) count with this many
+    /// defenders left (besides the king) or fewer.
+    pub endgame_defenders: i32,
     /// Each diagonal link between two attackers.
     pub attacker_link: i32,
     /// Copenhagen: the king on the edge with two or more defenders beside him and no
     /// attacker touching him.
     pub fort: i32,
+    /// With [`TaflWeights::endgame_defenders`] defenders or fewer left (besides the king), each
+    /// square some defender can move to: the defenders' room, which the attackers take
+    /// away to finish a won game (a side that cannot move loses).
+    pub defender_mobility: i32,
+    /// With [`TaflWeights::endgame_defenders`] defenders or fewer left, or with no
+    /// corner left that they could reach, each square of the defenders' room (the squares they and the king reach through squares free of attackers, as
+    /// for `edge_reach`, but all of them and uncapped): the ring the attackers tighten.
+    pub endgame_room: i32,
     /// For the side to move.
     pub tempo: i32,
 }
@@ -104,11 +119,15 @@ impl TaflWeights {
         king_pressure: [0, 5, 30, 90],
         corner_guard: 18,
         corner_sealed: 30,
+        corner_closed: 0,
         corner_neighbour: 12,
         edge_reach: 6,
         edge_reach_cap: 20,
+        endgame_defenders: 4,
         attacker_link: 6,
         fort: 60,
+        defender_mobility: 0,
+        endgame_room: 0,
         tempo: 10,
     };
 }
@@ -131,11 +150,15 @@ impl TaflWeights {
             ("king_pressure[3]", p3),
             ("corner_guard", &mut self.corner_guard),
             ("corner_sealed", &mut self.corner_sealed),
+            ("corner_closed", &mut self.corner_closed),
             ("corner_neighbour", &mut self.corner_neighbour),
             ("edge_reach", &mut self.edge_reach),
             ("edge_reach_cap", &mut self.edge_reach_cap),
+            ("endgame_defenders", &mut self.endgame_defenders),
             ("attacker_link", &mut self.attacker_link),
             ("fort", &mut self.fort),
+            ("defender_mobility", &mut self.defender_mobility),
+            ("endgame_room", &mut self.endgame_room),
             ("tempo", &mut self.tempo),
         ]
     }
@@ -427,9 +450,14 @@ fn diagonal_links(set: Bitboard) -> u32 {
     (set & set.north().east()).count() + (set & set.north().west()).count()
 }
 
+/// The defenders' mobility in an endgame counts up to this many squares: the term is
+/// the room they lack (0 when they have this much), so that it never rewards them for
+/// being fewer.
+const MOBILITY_FULL: i32 = 40;
+
 /// The number of evaluation terms that are linear in a weight: every weight but
-/// `edge_reach_cap`.
-pub const TERMS: usize = 18;
+/// `edge_reach_cap` and `endgame_defenders`.
+pub const TERMS: usize = 21;
 
 /// The weight of each term of [`TaflEval::terms`], by its name in
 /// [`TaflWeights::named`].
@@ -447,10 +475,13 @@ pub const TERM_NAMES: [&str; TERMS] = [
     "king_pressure[3]",
     "corner_guard",
     "corner_sealed",
+    "corner_closed",
     "corner_neighbour",
     "edge_reach",
     "attacker_link",
     "fort",
+    "defender_mobility",
+    "endgame_room",
     "tempo",
 ];
 
@@ -474,16 +505,19 @@ impl TaflWeights {
             p3,
             w.corner_guard,
             w.corner_sealed,
+            w.corner_closed,
             w.corner_neighbour,
             w.edge_reach,
             w.attacker_link,
             w.fort,
+            w.defender_mobility,
+            w.endgame_room,
             w.tempo,
         ]
     }
 
     /// Sets the weights of [`TERM_NAMES`] from `values`, in that order (`edge_reach_cap`
-    /// is kept).
+    /// and `endgame_defenders` are kept).
     pub fn set_linear(&mut self, values: [i32; TERMS]) {
         let [
             attacker,
@@ -499,10 +533,13 @@ impl TaflWeights {
             p3,
             corner_guard,
             corner_sealed,
+            corner_closed,
             corner_neighbour,
             edge_reach,
             attacker_link,
             fort,
+            defender_mobility,
+            endgame_room,
             tempo,
         ] = values;
         *self = TaflWeights {
@@ -516,11 +553,15 @@ impl TaflWeights {
             king_pressure: [p0, p1, p2, p3],
             corner_guard,
             corner_sealed,
+            corner_closed,
             corner_neighbour,
             edge_reach,
             edge_reach_cap: self.edge_reach_cap,
+            endgame_defenders: self.endgame_defenders,
             attacker_link,
             fort,
+            defender_mobility,
+            endgame_room,
             tempo,
         };
     }
@@ -544,8 +585,8 @@ impl TaflEval {
     /// defenders' side (the tempo: 1 with the defenders to move, -1 with the attackers),
     /// so that the evaluation is the sum of weight × count (the tuner's features).
     /// Edge reach is counted up to these weights' cap. `route` counts the escape
-    /// routes, which cost a second flood of the king's moves; without it their count
-    /// is 0.
+    /// routes, which cost a second flood of the king's moves, and the closed corners
+    /// whatever their weight; without it those counts are 0 where their weight is.
     #[must_use]
     pub fn terms(&self, pos: &Position, copenhagen: bool, route: bool) -> [i32; TERMS] {
         let mut t = [0i32; TERMS];
@@ -580,21 +621,36 @@ impl TaflEval {
         }
         t[11] = -((attackers & ALL_GUARDS).count() as i32);
         t[12] = -sealed;
-        t[13] = (attackers & CORNER_NEIGHBOURS).count() as i32;
+        let free = Bitboard::ALL - attackers;
+        if route || self.weights.corner_closed != 0 {
+            t[13] = (king.flood(free) & Bitboard::CORNERS).count() as i32 - 4;
+        }
+        t[14] = (attackers & CORNER_NEIGHBOURS).count() as i32;
 
-        let region = (defenders | king).flood(Bitboard::ALL - attackers);
+        let region = (defenders | king).flood(free);
         let edge = (region & (Bitboard::EDGE - Bitboard::CORNERS)).count() as i32;
-        t[14] = edge.min(self.weights.edge_reach_cap);
+        t[15] = edge.min(self.weights.edge_reach_cap);
 
-        t[15] = -(diagonal_links(attackers) as i32);
+        t[16] = -(diagonal_links(attackers) as i32);
 
-        t[16] = i32::from(
+        t[17] = i32::from(
             copenhagen
                 && king_sq.is_edge()
                 && (around & attackers).is_empty()
                 && (around & defenders).count() >= 2,
         );
-        t[17] = if pos.side_to_move() == DEFENDERS {
+        let endgame = defenders.count() as i32 <= self.weights.endgame_defenders;
+        if endgame {
+            let empty = Bitboard::ALL - pos.occupied();
+            let room = (reach(defenders, empty) - Bitboard::RESTRICTED).count() as i32;
+            t[18] = room.min(MOBILITY_FULL) - MOBILITY_FULL;
+        }
+        // Shut off from every corner, the defenders can only be squeezed: their room
+        // counts then too, whatever their number.
+        if endgame || (region & Bitboard::CORNERS).is_empty() {
+            t[19] = region.count() as i32 - 121;
+        }
+        t[20] = if pos.side_to_move() == DEFENDERS {
             1
         } else {
             -1
