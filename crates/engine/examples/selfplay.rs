@@ -178,7 +178,7 @@ fn play_game<G: EngineGame, E: Evaluator<G> + Clone>(
     };
     let stop = AtomicBool::new(false);
     // The last search's score, from the first side's point of view.
-    let mut last = String::new();
+    let mut last = engine::Score(0);
     while game.outcome().is_none() && game.ply() < options.max_plies {
         let engine = if game.to_move() == a_plays {
             &mut engines[0]
@@ -187,12 +187,11 @@ fn play_game<G: EngineGame, E: Evaluator<G> + Clone>(
         };
         let result = engine.search(&game, &limits, &stop, |_| {});
         let Some(mv) = result.best_move else { break };
-        let first = if game.to_move() == Player::First {
+        last = if game.to_move() == Player::First {
             result.score
         } else {
             engine::Score(-result.score.0)
         };
-        last = format!("{first} for {}", game.kind().side_name(Player::First));
         if options.verbose {
             println!(
                 "  {:>3}. {:<10} {:>10} depth {:>2} {:>8} nodes  {}",
@@ -223,7 +222,10 @@ fn play_game<G: EngineGame, E: Evaluator<G> + Clone>(
         None => GameResult {
             score_a: 0.5,
             plies: game.ply(),
-            how: format!("draw (adjudicated, too long; {last})"),
+            how: format!(
+                "draw (adjudicated, too long; {last} for {})",
+                game.kind().side_name(Player::First)
+            ),
         },
     }
 }
@@ -252,6 +254,10 @@ fn run<G: EngineGame, E: Evaluator<G> + Clone>(
         },
         None => openings.to_vec(),
     };
+    if openings.is_empty() {
+        eprintln!("selfplay: no openings");
+        std::process::exit(2);
+    }
     for opening in &openings {
         let mut game = start.clone();
         for text in opening.split_whitespace() {

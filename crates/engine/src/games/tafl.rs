@@ -73,13 +73,16 @@ pub struct TaflWeights {
     /// Copenhagen: the king on the edge with two or more defenders beside him and no
     /// attacker touching him.
     pub fort: i32,
-    /// With [`TaflWeights::endgame_defenders`] defenders or fewer left (besides the king), each
-    /// square some defender can move to: the defenders' room, which the attackers take
-    /// away to finish a won game (a side that cannot move loses).
+    /// With [`TaflWeights::endgame_defenders`] defenders or fewer left (besides the
+    /// king), each square short of 40 that some defender can move to: the room the
+    /// attackers take away to finish a won game (a side that cannot move loses). 0 while
+    /// the defenders have their fill, so that a capture never turns it on in their
+    /// favour.
     pub defender_mobility: i32,
     /// With [`TaflWeights::endgame_defenders`] defenders or fewer left, or with no
-    /// corner left that they could reach, each square of the defenders' room (the squares they and the king reach through squares free of attackers, as
-    /// for `edge_reach`, but all of them and uncapped): the ring the attackers tighten.
+    /// corner left that they could reach, each square of the board outside the
+    /// defenders' room (the squares they and the king reach through squares free of
+    /// attackers, as for `edge_reach`, but all of them): the ring the attackers tighten.
     pub endgame_room: i32,
     /// For the side to move.
     pub tempo: i32,
@@ -585,8 +588,9 @@ impl TaflEval {
     /// defenders' side (the tempo: 1 with the defenders to move, -1 with the attackers),
     /// so that the evaluation is the sum of weight × count (the tuner's features).
     /// Edge reach is counted up to these weights' cap. `route` counts the escape
-    /// routes, which cost a second flood of the king's moves, and the closed corners
-    /// whatever their weight; without it those counts are 0 where their weight is.
+    /// routes, which cost a second flood of the king's moves, and the closed corners,
+    /// whatever their weights; without it, each of the two counts 0 where its weight
+    /// is 0.
     #[must_use]
     pub fn terms(&self, pos: &Position, copenhagen: bool, route: bool) -> [i32; TERMS] {
         let mut t = [0i32; TERMS];
