@@ -237,8 +237,7 @@ fn analysis_reports_distinct_lines_with_attacker_positive_evaluations() {
     peer.send(&format!("position {START}"));
     peer.send("side attackers");
     let started = Instant::now();
-    let mut out = peer.send("analyze 3 1");
-    out.extend(peer.until(|l| l.starts_with("analysis")));
+    let out = peer.send_until("analyze 3 1", |l| l.starts_with("analysis"));
     assert!(started.elapsed() < Duration::from_secs(10));
     let lines = parse_analysis(out.last().unwrap());
     assert_eq!(lines.len(), 3);
@@ -262,8 +261,8 @@ fn analysis_reports_distinct_lines_with_attacker_positive_evaluations() {
     peer.send(&fetlar_rules());
     peer.send("position /2K5t2/11/11/11/11/4T6/11/11/11/3t7/11/");
     peer.send("side defenders");
-    let mut out = peer.send("analyze 2 1");
-    out.extend(peer.until(|l| l.starts_with("analysis")));
+    // The answer may come before `send` returns: a win in one is found at once.
+    let out = peer.send_until("analyze 2 1", |l| l.starts_with("analysis"));
     let lines = parse_analysis(out.last().unwrap());
     assert_eq!(lines[0], (vec!["c1-a1".to_owned()], -5049));
     assert!(lines[1].1 >= lines[0].1, "{lines:?}");

@@ -225,11 +225,8 @@ fn every_limit_ends_the_search() {
 #[test]
 fn stop_ends_an_infinite_search_and_only_then_it_answers() {
     let mut peer = ugi();
-    let started = peer.send("go infinite");
+    let started = peer.send_until("go infinite", |l| l.starts_with("info depth 2"));
     assert!(!started.iter().any(|l| l.starts_with("bestmove")));
-    if !started.iter().any(|l| l.starts_with("info depth 2")) {
-        peer.until(|l| l.starts_with("info depth 2"));
-    }
     // isready is answered at once while it searches; queries too.
     assert!(peer.send("isready").contains(&"readyok".to_owned()));
     assert_eq!(peer.query("p1turn"), "true");
@@ -253,10 +250,7 @@ fn an_infinite_search_that_runs_out_of_work_still_waits_for_stop() {
     let mut peer = ugi();
     variant(&mut peer, "fetlar");
     peer.send(&format!("position fen {KING_ESCAPES}"));
-    let mut waited = peer.send("go infinite");
-    if !waited.iter().any(|l| l.contains("score mate 1")) {
-        waited.extend(peer.until(|l| l.contains("score mate 1")));
-    }
+    let mut waited = peer.send_until("go infinite", |l| l.contains("score mate 1"));
     // The search has proved the win and has nothing left to do, yet it waits.
     waited.extend(peer.within(Duration::from_millis(300)));
     assert!(
@@ -291,13 +285,7 @@ fn commands_that_change_the_game_wait_for_the_search() {
 #[test]
 fn quit_during_a_search_reports_the_move_then_quits() {
     let mut peer = ugi();
-    if !peer
-        .send("go infinite")
-        .iter()
-        .any(|l| l.starts_with("info depth 1"))
-    {
-        peer.until(|l| l.starts_with("info depth 1"));
-    }
+    peer.send_until("go infinite", |l| l.starts_with("info depth 1"));
     let (flow, out) = peer.send_flow("quit");
     assert_eq!(flow, Flow::Quit);
     assert!(out.last().unwrap().starts_with("bestmove "), "{out:?}");
@@ -423,10 +411,7 @@ fn end_of_input_stops_a_search_without_limits() {
     use protocol::Session;
     for go in ["go", "go infinite"] {
         let mut peer = ugi();
-        let mut out = peer.send(go);
-        if !out.iter().any(|l| l.starts_with("info depth 1")) {
-            out.extend(peer.until(|l| l.starts_with("info depth 1")));
-        }
+        let mut out = peer.send_until(go, |l| l.starts_with("info depth 1"));
         let ended = Instant::now();
         peer.session.end_of_input();
         assert!(ended.elapsed() < Duration::from_secs(5), "{go}");

@@ -66,6 +66,16 @@ impl<S: Session> Peer<S> {
         (flow, self.drain())
     }
 
+    /// Sends a line and collects what follows, up to and including the first line that
+    /// satisfies `done`, whether the session wrote it at once or a search wrote it later.
+    pub fn send_until(&mut self, line: &str, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let mut seen = self.send(line);
+        if !seen.iter().any(|l| done(l)) {
+            seen.extend(self.until(done));
+        }
+        seen
+    }
+
     /// Everything written so far and not yet read.
     pub fn drain(&mut self) -> Vec<String> {
         self.lines.try_iter().collect()
