@@ -15,13 +15,16 @@
 //! `--once` (each opening once, A playing the first side: self-play of one
 //! configuration at a fixed node count, where both games of an opening would be alike),
 //! `--skip N` (leave out the first N games: `--games 9 --skip 8` replays game 9),
-//! `--openings FILE` (one opening a line, `#` comments, as `bench/openings/tafl.txt`).
+//! `--openings FILE` (one opening a line, `#` comments, as `bench/openings/tafl.txt`),
+//! `--net-a FILE`, `--net-b FILE` (a learned tafl correction, as `--example
+//! train_tafl_net` writes it; `embedded` for the one in the binary).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use engine::games::tafl::{TaflEval, TaflWeights};
+use engine::games::tafl_net::TaflNet;
 use engine::{Engine, EngineGame, Evaluator, Level, Limits};
 use game::{GameKind, Player};
 
@@ -78,6 +81,8 @@ struct Options {
     skip: usize,
     /// A file of openings (one a line, `#` comments) instead of the built-in ones.
     openings: Option<String>,
+    /// Learned tafl corrections (network files, or `embedded`) for A and B.
+    nets: [Option<String>; 2],
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -95,6 +100,7 @@ fn parse_options() -> Result<Options, String> {
         once: false,
         skip: 0,
         openings: None,
+        nets: [None, None],
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -131,6 +137,8 @@ fn parse_options() -> Result<Options, String> {
             "--jobs" => options.jobs = value.parse().map_err(|_| "bad --jobs")?,
             "--weights-a" => options.weights[0] = Some(value.clone()),
             "--weights-b" => options.weights[1] = Some(value.clone()),
+            "--net-a" => options.nets[0] = Some(value.clone()),
+            "--net-b" => options.nets[1] = Some(value.clone()),
             other => return Err(format!("unknown option {other}")),
         }
         i += 2;
@@ -362,6 +370,18 @@ fn main() {
                     .read(&text)
                     .map_err(|e| format!("{file}: {e}"))?;
             }
+        }
+        for (eval, file) in evals.iter_mut().zip(&options.nets) {
+            eval.net = match file.as_deref() {
+                None => None,
+                Some("embedded") => Some(TaflNet::embedded()),
+                Some(file) => {
+                    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+                    let net = TaflNet::from_bytes(&bytes).map_err(|e| format!("{file}: {e}"))?;
+                    // Lives as long as the run.
+                    Some(&*Box::leak(Box::new(net)))
+                }
+            };
         }
         Ok(evals)
     };

@@ -185,7 +185,7 @@ fn run() -> Result<(), String> {
             .map_err(|e| format!("embedded weights: {e}"))?,
     };
     let mut data = Data {
-        eval: TaflEval { weights: start },
+        eval: TaflEval::with_weights(start),
         samples: Vec::new(),
         games: 0,
         skipped: 0,

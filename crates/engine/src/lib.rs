@@ -41,6 +41,7 @@ mod level;
 mod limits;
 mod score;
 mod search;
+pub mod train;
 pub mod tt;
 pub mod tune;
 mod worker;

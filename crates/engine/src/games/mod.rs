@@ -1,7 +1,8 @@
 //! One evaluation per game.
 //!
 //! One module per game: [`tafl`] for Fetlar and Copenhagen Hnefatafl, [`camelot`] for
-//! Camelot.
+//! Camelot; [`tafl_net`], the learned correction to the tafl evaluation.
 
 pub mod camelot;
 pub mod tafl;
+pub mod tafl_net;

@@ -23,6 +23,7 @@ use game::Game;
 use tafl::{ATTACKERS, Bitboard, DEFENDERS, Direction, Move, Position, Square, Tafl};
 
 use crate::eval::{Evaluator, Threats};
+use crate::games::tafl_net::TaflNet;
 
 /// The weights of the tafl evaluation, from the defenders' side (a positive weight helps
 /// the defenders). Units: an attacker is worth [`TaflWeights::attacker`].
@@ -217,6 +218,16 @@ impl TaflWeights {
 pub struct TaflEval {
     /// The weights.
     pub weights: TaflWeights,
+    /// A learned correction added to the hand-set terms ([`super::tafl_net`]), if any.
+    pub net: Option<&'static TaflNet>,
+}
+
+impl TaflEval {
+    /// The hand-set terms with these weights, and no learned correction.
+    #[must_use]
+    pub const fn with_weights(weights: TaflWeights) -> TaflEval {
+        TaflEval { weights, net: None }
+    }
 }
 
 const fn bb(squares: &[(u8, u8)]) -> Bitboard {
@@ -666,7 +677,11 @@ impl TaflEval {
 impl Evaluator<Tafl> for TaflEval {
     fn evaluate(&self, game: &Tafl) -> i32 {
         let pos = game.position();
-        let score = self.defenders_score(pos, game.rules().is_copenhagen());
+        let copenhagen = game.rules().is_copenhagen();
+        let mut score = self.defenders_score(pos, copenhagen);
+        if let Some(net) = self.net {
+            score += net.defenders_correction(pos, copenhagen);
+        }
         if pos.side_to_move() == DEFENDERS {
             score + self.weights.tempo
         } else {
@@ -977,7 +992,7 @@ mod tests {
             assert!(names.contains(&name), "{name} is a weight");
         }
         for weights in [TaflWeights::default(), varied] {
-            let eval = TaflEval { weights };
+            let eval = TaflEval::with_weights(weights);
             for rules in [Rules::COPENHAGEN, Rules::FETLAR] {
                 let mut g = Tafl::new(rules.with_repetition(false));
                 let moves = "d1-d3 f8-i8 j6-j9 e7-e10 j9-e9xe10 d6-d9 f10-f9 g7-g10 e9-e10 h6-h9 k8-j8 g6-g9 k6-i6 f6-h6 a8-h8xi8 f7-h7xh8 f9-f8 h9-j9 k7-i7 h7-h9 i7-i10 h6-h7 i6-i7 e6-j6 i10-j10xj9 j6-j7xi7 d3-i3 h7-i7 h11-i11 h9-k9 i11-i9 i7-h7 g11-i11 h7-h2 k4-k2 h2-j2 h1-j1 g5-g2 i3-g3xg2 j7-j3 k5-k3";

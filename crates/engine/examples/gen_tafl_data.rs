@@ -1,0 +1,166 @@
+//! Self-play data for the learned tafl evaluation (`engine::train`): games of the engine
+//! against itself at a fixed node count, from the match openings and a few random plies,
+//! written one labelled position a line.
+//!
+//! ```sh
+//! cargo run --release -p engine --example gen_tafl_data -- \
+//!     --game copenhagen --games 400 --nodes 5000 --first 0 --jobs 2 --out data.txt
+//! ```
+//!
+//! Options: `--game fetlar|copenhagen`, `--games N`, `--first N` (the number of the first
+//! game: runs with other numbers make other games), `--nodes N` a move, `--random-plies
+//! N` (after the opening; default 6), `--max-plies N` (default 300), `--openings FILE`
+//! (default `bench/openings/tafl.txt`), `--jobs N` (games at once), `--out FILE`
+//! (appended to). A given set of options always writes the same games.
+
+use std::io::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use engine::games::tafl::TaflEval;
+use engine::train::{GenOptions, self_play};
+use engine::{Engine, Level};
+use game::GameKind;
+use tafl::Rules;
+
+struct Options {
+    play: GenOptions,
+    games: u64,
+    first: u64,
+    jobs: usize,
+    openings: String,
+    out: String,
+}
+
+fn parse_options() -> Result<Options, String> {
+    let mut options = Options {
+        play: GenOptions {
+            rules: Rules::COPENHAGEN,
+            nodes: 5000,
+            random_plies: 6,
+            max_plies: 300,
+        },
+        games: 100,
+        first: 0,
+        jobs: 1,
+        openings: "bench/openings/tafl.txt".into(),
+        out: String::new(),
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    for pair in args.chunks(2) {
+        let [name, value] = pair else {
+            return Err(format!("{} needs a value", pair[0]));
+        };
+        let number = |what: &str| value.parse::<u64>().map_err(|_| format!("bad {what}"));
+        match name.as_str() {
+            "--game" => {
+                options.play.rules = match value.parse::<GameKind>() {
+                    Ok(GameKind::Copenhagen) => Rules::COPENHAGEN,
+                    Ok(GameKind::Fetlar) => Rules::FETLAR,
+                    _ => return Err(format!("--game {value}: fetlar or copenhagen")),
+                }
+            }
+            "--games" => options.games = number("--games")?,
+            "--first" => options.first = number("--first")?,
+            "--nodes" => options.play.nodes = number("--nodes")?.max(1),
+            "--random-plies" => options.play.random_plies = number("--random-plies")? as usize,
+            "--max-plies" => options.play.max_plies = number("--max-plies")? as usize,
+            "--jobs" => options.jobs = (number("--jobs")? as usize).max(1),
+            "--openings" => options.openings = value.clone(),
+            "--out" => options.out = value.clone(),
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    if options.out.is_empty() {
+        return Err("--out FILE is needed".into());
+    }
+    Ok(options)
+}
+
+fn run() -> Result<(), String> {
+    let options = parse_options()?;
+    let text = std::fs::read_to_string(&options.openings)
+        .map_err(|e| format!("{}: {e}", options.openings))?;
+    let openings: Vec<&str> = text
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty())
+        .collect();
+    if openings.is_empty() {
+        return Err(format!("{}: no openings", options.openings));
+    }
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&options.out)
+        .map_err(|e| format!("{}: {e}", options.out))?;
+    let out = Mutex::new(std::io::BufWriter::new(out));
+    let next = AtomicU64::new(0);
+    let written = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let failure = Mutex::new(None::<String>);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs {
+            scope.spawn(|| {
+                let mut engine = Engine::new(TaflEval::default());
+                engine.set_level(Level::Maximum);
+                engine.set_threads(1);
+                engine.set_hash_mb(16);
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= options.games {
+                        break;
+                    }
+                    let number = options.first + i;
+                    let opening = openings[(number % openings.len() as u64) as usize];
+                    match self_play(&mut engine, opening, number, &options.play) {
+                        Ok(records) => {
+                            let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+                            for record in &records {
+                                if let Err(e) = writeln!(out, "{record}") {
+                                    *failure.lock().unwrap_or_else(|e| e.into_inner()) =
+                                        Some(e.to_string());
+                                }
+                            }
+                            // Whole games in the file, should the run be stopped.
+                            if let Err(e) = out.flush() {
+                                *failure.lock().unwrap_or_else(|e| e.into_inner()) =
+                                    Some(e.to_string());
+                            }
+                            let games = done.fetch_add(1, Ordering::SeqCst) + 1;
+                            let total = written.fetch_add(records.len() as u64, Ordering::SeqCst)
+                                + records.len() as u64;
+                            eprintln!(
+                                "game {number}: {} positions, result {} for the defenders; {} games, {total} positions in {:.0?}",
+                                records.len(),
+                                records.first().map_or(0.5, |r| r.result),
+                                games,
+                                started.elapsed()
+                            );
+                        }
+                        Err(e) => {
+                            *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    out.into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .flush()
+        .map_err(|e| format!("{}: {e}", options.out))?;
+    match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("gen_tafl_data: {e}");
+        std::process::exit(2);
+    }
+}

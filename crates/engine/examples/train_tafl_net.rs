@@ -1,0 +1,89 @@
+//! Trains the learned tafl evaluation (`engine::games::tafl_net`) on the positions
+//! `--example gen_tafl_data` wrote, and writes the network file the engine embeds
+//! (`crates/engine/src/games/tafl.net`).
+//!
+//! ```sh
+//! cargo run --release -p engine --example train_tafl_net -- \
+//!     --data copenhagen.txt --data fetlar.txt --epochs 20 --out tafl.net
+//! ```
+//!
+//! Options: `--data FILE` (repeatable), `--epochs N`, `--batch N`, `--rate X` (Adam's
+//! step), `--lambda X` (the result's share of the target; the rest is the search's
+//! score), `--seed N`, `--out FILE`. Every tenth game is held out; the network with the
+//! lowest held-out loss is written. The same data and options give the same file.
+
+use std::time::Instant;
+
+use engine::games::tafl::TaflEval;
+use engine::train::{Record, Sample, TrainOptions, fit_scale, loss, train};
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut data = Vec::new();
+    let mut out = None;
+    let mut options = TrainOptions::default();
+    for pair in args.chunks(2) {
+        let [name, value] = pair else {
+            return Err(format!("{} needs a value", pair[0]));
+        };
+        let bad = || format!("bad {name} {value:?}");
+        match name.as_str() {
+            "--data" => data.push(value.clone()),
+            "--out" => out = Some(value.clone()),
+            "--epochs" => options.epochs = value.parse().map_err(|_| bad())?,
+            "--batch" => options.batch = value.parse().map_err(|_| bad())?,
+            "--rate" => options.rate = value.parse().map_err(|_| bad())?,
+            "--lambda" => options.lambda = value.parse().map_err(|_| bad())?,
+            "--seed" => options.seed = value.parse().map_err(|_| bad())?,
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    let out = out.ok_or("--out FILE is needed")?;
+    if data.is_empty() {
+        return Err("--data FILE is needed".into());
+    }
+    let started = Instant::now();
+    let eval = TaflEval::default();
+    let mut samples = Vec::new();
+    for file in &data {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+        for (n, line) in text.lines().enumerate() {
+            let record: Record = line.parse().map_err(|e| format!("{file}:{}: {e}", n + 1))?;
+            samples.push(Sample::of(&record, &eval));
+        }
+    }
+    let held = samples.iter().filter(|s| s.validation).count();
+    eprintln!(
+        "{} positions ({} training, {held} held out) read in {:.1?}",
+        samples.len(),
+        samples.len() - held,
+        started.elapsed()
+    );
+    options.scale = fit_scale(&samples, &options);
+    let before = loss(&samples, None, &options, true);
+    eprintln!(
+        "scale {} points; held-out loss of the hand-set evaluation alone {before:.6}",
+        options.scale
+    );
+    let net = train(&samples, &options, |report| {
+        eprintln!(
+            "epoch {:>3}: training {:.6}, held out {:.6} ({:.1?})",
+            report.epoch,
+            report.train,
+            report.validation,
+            started.elapsed()
+        );
+    });
+    let after = loss(&samples, Some(&net), &options, true);
+    eprintln!("held-out loss {before:.6} -> {after:.6}");
+    std::fs::write(&out, net.quantize().to_bytes()).map_err(|e| format!("{out}: {e}"))?;
+    eprintln!("wrote {out} in {:.1?}", started.elapsed());
+    Ok(())
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("train_tafl_net: {e}");
+        std::process::exit(2);
+    }
+}
