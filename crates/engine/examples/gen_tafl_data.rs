@@ -4,14 +4,16 @@
 //!
 //! ```sh
 //! cargo run --release -p engine --example gen_tafl_data -- \
-//!     --game copenhagen --games 400 --nodes 5000 --first 0 --jobs 2 --out data.txt
+//!     --game copenhagen --games 898 --nodes 20000 --random-plies 3 --net none --out data.txt
 //! ```
 //!
 //! Options: `--game fetlar|copenhagen`, `--games N`, `--first N` (the number of the first
 //! game: runs with other numbers make other games), `--nodes N` a move, `--random-plies
 //! N` (after the opening; default 6), `--max-plies N` (default 300), `--openings FILE`
 //! (default `bench/openings/tafl.txt`), `--jobs N` (games at once), `--out FILE`
-//! (appended to). A given set of options always writes the same games.
+//! (appended to), `--net embedded|none|FILE` (the learned correction the engine plays
+//! with: the embedded one by default; the embedded network was trained on data made
+//! with `none`). A given set of options always writes the same games.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -19,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use engine::games::tafl::TaflEval;
+use engine::games::tafl_net::TaflNet;
 use engine::train::{GenOptions, self_play};
 use engine::{Engine, Level};
 use game::GameKind;
@@ -31,6 +34,7 @@ struct Options {
     jobs: usize,
     openings: String,
     out: String,
+    net: Option<&'static TaflNet>,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -46,6 +50,7 @@ fn parse_options() -> Result<Options, String> {
         jobs: 1,
         openings: "bench/openings/tafl.txt".into(),
         out: String::new(),
+        net: Some(TaflNet::embedded()),
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -69,6 +74,19 @@ fn parse_options() -> Result<Options, String> {
             "--jobs" => options.jobs = (number("--jobs")? as usize).max(1),
             "--openings" => options.openings = value.clone(),
             "--out" => options.out = value.clone(),
+            "--net" => {
+                options.net = match value.as_str() {
+                    "embedded" => Some(TaflNet::embedded()),
+                    "none" => None,
+                    file => {
+                        let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+                        let net =
+                            TaflNet::from_bytes(&bytes).map_err(|e| format!("{file}: {e}"))?;
+                        // Lives as long as the run.
+                        Some(&*Box::leak(Box::new(net)))
+                    }
+                }
+            }
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -104,7 +122,10 @@ fn run() -> Result<(), String> {
     std::thread::scope(|scope| {
         for _ in 0..options.jobs {
             scope.spawn(|| {
-                let mut engine = Engine::new(TaflEval::default());
+                let mut engine = Engine::new(TaflEval {
+                    net: options.net,
+                    ..TaflEval::default()
+                });
                 engine.set_level(Level::Maximum);
                 engine.set_threads(1);
                 engine.set_hash_mb(16);

@@ -17,7 +17,8 @@
 //! `--skip N` (leave out the first N games: `--games 9 --skip 8` replays game 9),
 //! `--openings FILE` (one opening a line, `#` comments, as `bench/openings/tafl.txt`),
 //! `--net-a FILE`, `--net-b FILE` (a learned tafl correction, as `--example
-//! train_tafl_net` writes it; `embedded` for the one in the binary).
+//! train_tafl_net` writes it; `embedded` for the one in the binary, the default; `none`
+//! for the hand-set terms alone).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -373,8 +374,8 @@ fn main() {
         }
         for (eval, file) in evals.iter_mut().zip(&options.nets) {
             eval.net = match file.as_deref() {
-                None => None,
-                Some("embedded") => Some(TaflNet::embedded()),
+                None | Some("embedded") => Some(TaflNet::embedded()),
+                Some("none") => None,
                 Some(file) => {
                     let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
                     let net = TaflNet::from_bytes(&bytes).map_err(|e| format!("{file}: {e}"))?;

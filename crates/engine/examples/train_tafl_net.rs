@@ -9,12 +9,15 @@
 //!
 //! Options: `--data FILE` (repeatable), `--epochs N`, `--batch N`, `--rate X` (Adam's
 //! step), `--lambda X` (the result's share of the target; the rest is the search's
-//! score), `--seed N`, `--out FILE`. Every tenth game is held out; the network with the
+//! score), `--seed N`, `--scale POINTS` (points per logistic unit; fitted to the
+//! results by default), `--center yes` (take the mean correction off, so that the
+//! network moves positions against each other and not against a draw), `--out FILE`. Every tenth game is held out; the network with the
 //! lowest held-out loss is written. The same data and options give the same file.
 
 use std::time::Instant;
 
 use engine::games::tafl::TaflEval;
+use engine::games::tafl_net::OUTPUT_POINTS;
 use engine::train::{Record, Sample, TrainOptions, fit_scale, loss, train};
 
 fn run() -> Result<(), String> {
@@ -22,6 +25,8 @@ fn run() -> Result<(), String> {
     let mut data = Vec::new();
     let mut out = None;
     let mut options = TrainOptions::default();
+    let mut fixed_scale = false;
+    let mut center = false;
     for pair in args.chunks(2) {
         let [name, value] = pair else {
             return Err(format!("{} needs a value", pair[0]));
@@ -35,6 +40,11 @@ fn run() -> Result<(), String> {
             "--rate" => options.rate = value.parse().map_err(|_| bad())?,
             "--lambda" => options.lambda = value.parse().map_err(|_| bad())?,
             "--seed" => options.seed = value.parse().map_err(|_| bad())?,
+            "--scale" => {
+                options.scale = value.parse().map_err(|_| bad())?;
+                fixed_scale = true;
+            }
+            "--center" => center = value == "yes",
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -59,7 +69,13 @@ fn run() -> Result<(), String> {
         samples.len() - held,
         started.elapsed()
     );
-    options.scale = fit_scale(&samples, &options);
+    if !fixed_scale {
+        let (scale, shift) = fit_scale(&samples, &options);
+        eprintln!(
+            "fitted to the results: scale {scale} points, the hand-set evaluation {shift:+} points off"
+        );
+        options.scale = scale;
+    }
     let before = loss(&samples, None, &options, true);
     eprintln!(
         "scale {} points; held-out loss of the hand-set evaluation alone {before:.6}",
@@ -76,6 +92,20 @@ fn run() -> Result<(), String> {
     });
     let after = loss(&samples, Some(&net), &options, true);
     eprintln!("held-out loss {before:.6} -> {after:.6}");
+    let corrections: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.validation)
+        .map(|s| f64::from(net.output(&s.features, 0) * OUTPUT_POINTS as f32))
+        .collect();
+    let n = corrections.len().max(1) as f64;
+    let mean = corrections.iter().sum::<f64>() / n;
+    let sd = (corrections.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / n).sqrt();
+    eprintln!("the correction on the held-out positions: mean {mean:+.0} points, sd {sd:.0}");
+    let mut net = net;
+    if center {
+        net.b2 -= (mean / OUTPUT_POINTS as f64) as f32;
+        eprintln!("centred: the mean correction taken off the output's bias");
+    }
     std::fs::write(&out, net.quantize().to_bytes()).map_err(|e| format!("{out}: {e}"))?;
     eprintln!("wrote {out} in {:.1?}", started.elapsed());
     Ok(())

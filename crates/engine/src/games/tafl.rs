@@ -202,24 +202,41 @@ impl TaflWeights {
     }
 }
 
-/// The tafl evaluation, with the weights it uses.
+/// The tafl evaluation: hand-set terms with the weights it uses, and a learned
+/// correction on top.
 ///
 /// ```
 /// use engine::Evaluator;
-/// use engine::games::tafl::TaflEval;
+/// use engine::games::tafl::{TaflEval, TaflWeights};
 /// use tafl::{Rules, Tafl};
 ///
 /// let game = Tafl::new(Rules::COPENHAGEN);
+/// let hand = TaflEval::with_weights(TaflWeights::default());
+/// assert!(hand.evaluate(&game).abs() < 300, "by the terms, the start is roughly balanced");
+/// assert_eq!(hand.winning_move(&game), None);
+/// // The learned correction is centred: it moves positions against each other, and
+/// // leaves the start about even.
 /// let eval = TaflEval::default();
-/// assert!(eval.evaluate(&game).abs() < 300, "the start is roughly balanced");
-/// assert_eq!(eval.winning_move(&game), None);
+/// assert!(eval.net.is_some());
+/// assert!(eval.evaluate(&game).abs() < 300);
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaflEval {
     /// The weights.
     pub weights: TaflWeights,
     /// A learned correction added to the hand-set terms ([`super::tafl_net`]), if any.
     pub net: Option<&'static TaflNet>,
+}
+
+impl Default for TaflEval {
+    /// The embedded weights and the embedded learned correction: what the engine plays
+    /// with.
+    fn default() -> Self {
+        TaflEval {
+            weights: TaflWeights::default(),
+            net: Some(TaflNet::embedded()),
+        }
+    }
 }
 
 impl TaflEval {
@@ -1094,7 +1111,7 @@ mod tests {
 
     #[test]
     fn evaluation_is_symmetric_under_side_to_move() {
-        let eval = TaflEval::default();
+        let eval = TaflEval::with_weights(TaflWeights::default());
         let a = game(
             "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/ attackers",
             Rules::FETLAR,
@@ -1106,6 +1123,16 @@ mod tests {
         assert_eq!(
             eval.evaluate(&a) + eval.evaluate(&d),
             2 * eval.weights.tempo
+        );
+        // The learned correction sees the side to move too (one of its features).
+        let learned = TaflEval::default();
+        let net = learned
+            .net
+            .expect("the engine plays with the embedded network");
+        assert_eq!(
+            learned.evaluate(&a) + learned.evaluate(&d),
+            2 * eval.weights.tempo + net.defenders_correction(d.position(), false)
+                - net.defenders_correction(a.position(), false)
         );
     }
 
