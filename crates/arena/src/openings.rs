@@ -36,18 +36,15 @@ pub fn builtin_openings(kind: GameKind) -> &'static str {
 /// [`Error::NoOpenings`].
 pub fn parse_openings(kind: GameKind, text: &str) -> Result<Vec<Vec<String>>, Error> {
     let mut openings = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
+    for (number, line) in engine::bench::opening_lines(text) {
         let mut game = AnyGame::start(kind);
         let texts: Vec<&str> = line.split_whitespace().collect();
-        let played = game
-            .play_texts(&texts)
-            .map_err(|error| Error::Opening { line: i + 1, error })?;
+        let played = game.play_texts(&texts).map_err(|error| Error::Opening {
+            line: number,
+            error,
+        })?;
         if game.outcome().is_some() {
-            return Err(Error::OpeningEndsGame(i + 1));
+            return Err(Error::OpeningEndsGame(number));
         }
         openings.push(played.into_iter().map(|info| info.text).collect());
     }

@@ -20,6 +20,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use engine::bench::opening_lines;
 use engine::games::tafl::TaflEval;
 use engine::games::tafl_net::TaflNet;
 use engine::train::{GenOptions, self_play};
@@ -74,19 +75,7 @@ fn parse_options() -> Result<Options, String> {
             "--jobs" => options.jobs = (number("--jobs")? as usize).max(1),
             "--openings" => options.openings = value.clone(),
             "--out" => options.out = value.clone(),
-            "--net" => {
-                options.net = match value.as_str() {
-                    "embedded" => Some(TaflNet::embedded()),
-                    "none" => None,
-                    file => {
-                        let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
-                        let net =
-                            TaflNet::from_bytes(&bytes).map_err(|e| format!("{file}: {e}"))?;
-                        // Lives as long as the run.
-                        Some(&*Box::leak(Box::new(net)))
-                    }
-                }
-            }
+            "--net" => options.net = TaflNet::by_name(value)?,
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -100,11 +89,7 @@ fn run() -> Result<(), String> {
     let options = parse_options()?;
     let text = std::fs::read_to_string(&options.openings)
         .map_err(|e| format!("{}: {e}", options.openings))?;
-    let openings: Vec<&str> = text
-        .lines()
-        .map(|line| line.split('#').next().unwrap_or("").trim())
-        .filter(|line| !line.is_empty())
-        .collect();
+    let openings: Vec<&str> = opening_lines(&text).map(|(_, line)| line).collect();
     if openings.is_empty() {
         return Err(format!("{}: no openings", options.openings));
     }

@@ -24,6 +24,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use engine::bench::opening_lines;
 use engine::games::tafl::{TaflEval, TaflWeights};
 use engine::games::tafl_net::TaflNet;
 use engine::{Engine, EngineGame, Evaluator, Level, Limits};
@@ -250,11 +251,7 @@ fn run<G: EngineGame, E: Evaluator<G> + Clone>(
         Some(file) => match std::fs::read_to_string(file) {
             Ok(text) => {
                 from_file = text;
-                from_file
-                    .lines()
-                    .map(|line| line.split('#').next().unwrap_or("").trim())
-                    .filter(|line| !line.is_empty())
-                    .collect()
+                opening_lines(&from_file).map(|(_, line)| line).collect()
             }
             Err(e) => {
                 eprintln!("selfplay: {file}: {e}");
@@ -373,16 +370,7 @@ fn main() {
             }
         }
         for (eval, file) in evals.iter_mut().zip(&options.nets) {
-            eval.net = match file.as_deref() {
-                None | Some("embedded") => Some(TaflNet::embedded()),
-                Some("none") => None,
-                Some(file) => {
-                    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
-                    let net = TaflNet::from_bytes(&bytes).map_err(|e| format!("{file}: {e}"))?;
-                    // Lives as long as the run.
-                    Some(&*Box::leak(Box::new(net)))
-                }
-            };
+            eval.net = TaflNet::by_name(file.as_deref().unwrap_or("embedded"))?;
         }
         Ok(evals)
     };

@@ -44,7 +44,13 @@ fn run() -> Result<(), String> {
                 options.scale = value.parse().map_err(|_| bad())?;
                 fixed_scale = true;
             }
-            "--center" => center = value == "yes",
+            "--center" => {
+                center = match value.as_str() {
+                    "yes" => true,
+                    "no" => false,
+                    other => return Err(format!("--center takes yes or no, not {other:?}")),
+                }
+            }
             other => return Err(format!("unknown option {other}")),
         }
     }

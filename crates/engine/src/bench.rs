@@ -248,9 +248,27 @@ pub fn run(
     Ok(lines)
 }
 
+/// The openings of an openings file (as `bench/openings/tafl.txt`): one opening a line,
+/// moves separated by spaces, `#` to the end of a line a comment, blank lines skipped.
+/// Each comes with its line number (from 1), for error messages.
+pub fn opening_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, line)| {
+        let line = line.split('#').next().unwrap_or("").trim();
+        (!line.is_empty()).then_some((i + 1, line))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn opening_lines_skip_comments_and_blanks_and_keep_line_numbers() {
+        let text = "# openings\n\n  e1-e2 f3-f4  # the first\n#\nd1-d2\n";
+        let lines: Vec<_> = opening_lines(text).collect();
+        assert_eq!(lines, [(3, "e1-e2 f3-f4"), (5, "d1-d2")]);
+        assert_eq!(opening_lines("# nothing\n \n").count(), 0);
+    }
 
     #[test]
     fn every_bench_position_sets_up_and_is_still_being_played() {

@@ -20,7 +20,7 @@
 //! assert_eq!(TaflNet::from_bytes(&net.to_bytes()).unwrap(), net);
 //! ```
 
-use tafl::{Bitboard, Position};
+use tafl::Position;
 
 /// Squares of the board.
 pub const SQUARES: usize = 121;
@@ -101,6 +101,21 @@ impl TaflNet {
     #[must_use]
     pub fn embedded() -> &'static TaflNet {
         &EMBEDDED
+    }
+
+    /// The network a command line names: `embedded` (the one in the binary), `none` (the
+    /// hand-set terms alone), or a network file, read once and kept for the life of the
+    /// program.
+    pub fn by_name(name: &str) -> Result<Option<&'static TaflNet>, String> {
+        match name {
+            "embedded" => Ok(Some(TaflNet::embedded())),
+            "none" => Ok(None),
+            file => {
+                let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+                let net = TaflNet::from_bytes(&bytes).map_err(|e| format!("{file}: {e}"))?;
+                Ok(Some(Box::leak(Box::new(net))))
+            }
+        }
     }
 
     const fn file_len() -> usize {
@@ -246,20 +261,20 @@ pub fn symmetric_feature(feature: usize, symmetry: u8) -> usize {
     kind * SQUARES + rank * 11 + file
 }
 
-/// The squares of a set seen through a symmetry ([`symmetric_feature`]), for tests.
-#[must_use]
-pub fn symmetric_set(set: Bitboard, symmetry: u8) -> Bitboard {
-    let mut out = Bitboard::EMPTY;
-    for sq in set {
-        let index = symmetric_feature(sq.index(), symmetry);
-        out |= Bitboard(1u128 << index);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tafl::Bitboard;
+
+    /// The squares of a set seen through a symmetry ([`symmetric_feature`]), for tests.
+    fn symmetric_set(set: Bitboard, symmetry: u8) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        for sq in set {
+            let index = symmetric_feature(sq.index(), symmetry);
+            out |= Bitboard(1u128 << index);
+        }
+        out
+    }
 
     fn sample_net() -> TaflNet {
         let mut net = TaflNet::zero();
@@ -277,6 +292,28 @@ mod tests {
         net.b1 = [10; HIDDEN];
         net.b2 = 1234;
         net
+    }
+
+    #[test]
+    fn a_network_named_on_a_command_line() {
+        assert!(TaflNet::by_name("none").unwrap().is_none());
+        assert!(std::ptr::eq(
+            TaflNet::by_name("embedded").unwrap().unwrap(),
+            TaflNet::embedded()
+        ));
+        let dir = std::env::temp_dir().join(format!("tafl-net-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.net");
+        std::fs::write(&good, TaflNet::embedded().to_bytes()).unwrap();
+        let read = TaflNet::by_name(good.to_str().unwrap()).unwrap().unwrap();
+        assert_eq!(read.to_bytes(), TaflNet::embedded().to_bytes());
+        let bad = dir.join("bad.net");
+        std::fs::write(&bad, b"not a network").unwrap();
+        let error = TaflNet::by_name(bad.to_str().unwrap()).unwrap_err();
+        assert!(error.contains("not a tafl network file"), "{error}");
+        let missing = TaflNet::by_name(dir.join("missing.net").to_str().unwrap()).unwrap_err();
+        assert!(missing.contains("missing.net"), "{missing}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
