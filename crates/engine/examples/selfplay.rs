@@ -16,15 +16,17 @@
 //! configuration at a fixed node count, where both games of an opening would be alike),
 //! `--skip N` (leave out the first N games: `--games 9 --skip 8` replays game 9),
 //! `--openings FILE` (one opening a line, `#` comments, as `bench/openings/tafl.txt`),
-//! `--net-a FILE`, `--net-b FILE` (a learned tafl correction, as `--example
-//! train_tafl_net` writes it; `embedded` for the one in the binary, the default; `none`
-//! for the hand-set terms alone).
+//! `--net-a FILE`, `--net-b FILE` (a learned correction, as `--example train_net`
+//! writes it; `embedded` for the one in the binary; `none` for the hand-set terms alone;
+//! the default is what the engine plays with).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use engine::bench::opening_lines;
+use engine::games::camelot::CamelotEval;
+use engine::games::camelot_net::CamelotNet;
 use engine::games::tafl::{TaflEval, TaflWeights};
 use engine::games::tafl_net::TaflNet;
 use engine::{Engine, EngineGame, Evaluator, Level, Limits};
@@ -83,7 +85,7 @@ struct Options {
     skip: usize,
     /// A file of openings (one a line, `#` comments) instead of the built-in ones.
     openings: Option<String>,
-    /// Learned tafl corrections (network files, or `embedded`) for A and B.
+    /// Learned corrections (network files, `embedded` or `none`) for A and B.
     nets: [Option<String>; 2],
 }
 
@@ -391,16 +393,16 @@ fn main() {
                 evals,
             );
         }),
-        GameKind::Camelot => {
-            let eval = <camelot::Camelot as EngineGame>::Evaluator::default();
-            run(
-                camelot::Camelot::start(),
-                CAMELOT_OPENINGS,
-                &options,
-                [eval, eval],
-            );
+        GameKind::Camelot => (|| -> Result<(), String> {
+            let mut evals = [CamelotEval::default(); 2];
+            for (eval, file) in evals.iter_mut().zip(&options.nets) {
+                if let Some(file) = file {
+                    eval.net = CamelotNet::by_name(file)?;
+                }
+            }
+            run(camelot::Camelot::start(), CAMELOT_OPENINGS, &options, evals);
             Ok(())
-        }
+        })(),
     };
     if let Err(e) = result {
         eprintln!("selfplay: {e}");

@@ -39,6 +39,7 @@ mod eval;
 pub mod games;
 mod level;
 mod limits;
+pub mod nnue;
 mod score;
 mod search;
 pub mod train;

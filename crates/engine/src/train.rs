@@ -1,18 +1,20 @@
-//! Training the learned tafl evaluation ([`crate::games::tafl_net`]) on the engine's
-//! own games: a self-play data generator, the labelled positions it writes, and a fit of
-//! the network by gradient descent. `--example gen_tafl_data` and `--example
-//! train_tafl_net` run them; the engine README ("The learned evaluation") says how to
-//! retrain.
+//! Training the learned evaluations ([`crate::nnue`]: [`crate::games::tafl_net`],
+//! [`crate::games::camelot_net`]) on the engine's own games: a self-play data
+//! generator, the labelled positions it writes, and a fit of the network by gradient
+//! descent. `--example gen_net_data` and `--example train_net` run them; the engine
+//! README ("The learned evaluation") says how to retrain.
 //!
-//! A record is one line: the game's number, the rules, the side to move, the position
-//! (OpenTafl), the search's score and the game's result, both from the defenders' side:
+//! A record is one line: the game's number, the game (`copenhagen`, `fetlar`,
+//! `camelot`), the search's score and the game's result, both from the side the game's
+//! network scores for (the defenders in tafl, White in Camelot), then the position as
+//! the game writes it (tafl: the OpenTafl board and the side to move; Camelot: its FEN):
 //!
 //! ```
 //! use engine::train::Record;
 //!
-//! let line = "7 copenhagen attackers /3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/ -35 0.5";
+//! let line = "7 copenhagen -35 0.5 /3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/ attackers";
 //! let record: Record = line.parse()?;
-//! assert_eq!((record.game, record.copenhagen, record.score, record.result), (7, true, -35, 0.5));
+//! assert_eq!((record.game, record.score, record.result), (7, -35, 0.5));
 //! assert_eq!(record.to_string(), line);
 //! # Ok::<(), String>(())
 //! ```
@@ -21,49 +23,111 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 
-use game::Game;
-use tafl::{ATTACKERS, DEFENDERS, Position, Rules, Tafl};
+use camelot::Camelot;
+use game::{GameKind, Player};
+use tafl::{DEFENDERS, Rules, Tafl};
 
+use crate::games::camelot::CamelotEval;
+use crate::games::camelot_net::{self, CamelotShape};
 use crate::games::tafl::TaflEval;
-use crate::games::tafl_net::{
-    FEATURES, HIDDEN, OUTPUT_POINTS, QA, QB, TaflNet, for_each_feature, symmetric_feature,
-};
-use crate::{Engine, Evaluator, Limits};
+use crate::games::tafl_net::{self, TaflShape};
+use crate::nnue::{HIDDEN, Network, OUTPUT_POINTS, QA, QB, Shape};
+use crate::{Engine, EngineGame, Evaluator, Limits};
+
+/// A game whose evaluation has a learned part: what the generator, the records and the
+/// fit need of it.
+pub trait NetGame: EngineGame {
+    /// Its network's shape.
+    type Shape: Shape;
+    /// The side the network, the records' scores and their results are for.
+    const LABELLED: Player;
+
+    /// The game in the kind and from the position string of a record.
+    fn from_record(kind: GameKind, position: &str) -> Result<Self, String>;
+    /// Calls `f` with each feature of the current position.
+    fn for_each_feature(&self, f: impl FnMut(usize));
+    /// `eval` without its learned part.
+    fn hand_set(eval: &Self::Evaluator) -> Self::Evaluator;
+    /// `eval` with this learned part (or none).
+    fn with_net(
+        eval: &Self::Evaluator,
+        net: Option<&'static Network<Self::Shape>>,
+    ) -> Self::Evaluator;
+}
+
+impl NetGame for Tafl {
+    type Shape = TaflShape;
+    const LABELLED: Player = DEFENDERS;
+
+    fn from_record(kind: GameKind, position: &str) -> Result<Tafl, String> {
+        let rules = match kind {
+            GameKind::Copenhagen => Rules::COPENHAGEN,
+            GameKind::Fetlar => Rules::FETLAR,
+            GameKind::Camelot => return Err("a Camelot record among tafl ones".into()),
+        };
+        let position =
+            tafl::Position::from_string_with_side(position).map_err(|e| e.to_string())?;
+        Ok(Tafl::from_position(rules, position))
+    }
+
+    fn for_each_feature(&self, f: impl FnMut(usize)) {
+        tafl_net::for_each_feature(self.position(), self.rules().is_copenhagen(), f);
+    }
+
+    fn hand_set(eval: &TaflEval) -> TaflEval {
+        TaflEval { net: None, ..*eval }
+    }
+
+    fn with_net(eval: &TaflEval, net: Option<&'static tafl_net::TaflNet>) -> TaflEval {
+        TaflEval { net, ..*eval }
+    }
+}
+
+impl NetGame for Camelot {
+    type Shape = CamelotShape;
+    const LABELLED: Player = Player::First;
+
+    fn from_record(kind: GameKind, position: &str) -> Result<Camelot, String> {
+        if kind != GameKind::Camelot {
+            return Err(format!("a {kind} record among Camelot ones"));
+        }
+        Camelot::from_position_string(position).map_err(|e| e.to_string())
+    }
+
+    fn for_each_feature(&self, f: impl FnMut(usize)) {
+        camelot_net::for_each_feature(self.position(), f);
+    }
+
+    fn hand_set(eval: &CamelotEval) -> CamelotEval {
+        CamelotEval { net: None, ..*eval }
+    }
+
+    fn with_net(eval: &CamelotEval, net: Option<&'static camelot_net::CamelotNet>) -> CamelotEval {
+        CamelotEval { net, ..*eval }
+    }
+}
 
 /// One labelled position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
     /// The game it comes from (records of one game are held out together).
     pub game: u64,
-    /// Copenhagen rules (otherwise Fetlar).
-    pub copenhagen: bool,
-    /// The position, with its side to move.
-    pub position: Position,
-    /// The search's score from the defenders' side.
+    /// The kind of game.
+    pub kind: GameKind,
+    /// The position, with its side to move, as the game writes it.
+    pub position: String,
+    /// The search's score for the labelled side ([`NetGame::LABELLED`]).
     pub score: i32,
-    /// The game's result for the defenders: 1, ½ (a draw, or too long) or 0.
+    /// The game's result for the labelled side: 1, ½ (a draw, or too long) or 0.
     pub result: f32,
 }
 
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let side = if self.position.side_to_move() == DEFENDERS {
-            "defenders"
-        } else {
-            "attackers"
-        };
-        let rules = if self.copenhagen {
-            "copenhagen"
-        } else {
-            "fetlar"
-        };
         write!(
             f,
-            "{} {rules} {side} {} {} {}",
-            self.game,
-            self.position.to_opentafl(),
-            self.score,
-            self.result
+            "{} {} {} {} {}",
+            self.game, self.kind, self.score, self.result, self.position
         )
     }
 }
@@ -72,27 +136,23 @@ impl FromStr for Record {
     type Err = String;
 
     fn from_str(line: &str) -> Result<Record, String> {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let [game, rules, side, position, score, result] = words[..] else {
-            return Err(format!(
-                "expected 6 fields (game rules side position score result), got {}",
-                words.len()
-            ));
+        let mut words = line.splitn(5, ' ');
+        let (Some(game), Some(kind), Some(score), Some(result), Some(position)) = (
+            words.next(),
+            words.next(),
+            words.next(),
+            words.next(),
+            words.next(),
+        ) else {
+            return Err(
+                "expected the game's number, the game, the score, the result and the position"
+                    .into(),
+            );
         };
         let game = game
             .parse()
             .map_err(|_| format!("bad game number {game:?}"))?;
-        let copenhagen = match rules {
-            "copenhagen" => true,
-            "fetlar" => false,
-            other => return Err(format!("unknown rules {other:?}")),
-        };
-        let side = match side {
-            "defenders" => DEFENDERS,
-            "attackers" => ATTACKERS,
-            other => return Err(format!("unknown side {other:?}")),
-        };
-        let position = Position::from_opentafl(position, side).map_err(|e| e.to_string())?;
+        let kind: GameKind = kind.parse().map_err(|_| format!("unknown game {kind:?}"))?;
         let score = score.parse().map_err(|_| format!("bad score {score:?}"))?;
         let result: f32 = result
             .parse()
@@ -100,10 +160,11 @@ impl FromStr for Record {
         if ![0.0, 0.5, 1.0].contains(&result) {
             return Err(format!("result {result} is not 0, 0.5 or 1"));
         }
+        games::AnyGame::from_position(kind, position).map_err(|e| e.to_string())?;
         Ok(Record {
             game,
-            copenhagen,
-            position,
+            kind,
+            position: position.to_owned(),
             score,
             result,
         })
@@ -113,8 +174,6 @@ impl FromStr for Record {
 /// How the generator plays.
 #[derive(Clone, Copy, Debug)]
 pub struct GenOptions {
-    /// The rules.
-    pub rules: Rules,
     /// Nodes a move (a node count keeps the games the same on any machine).
     pub nodes: u64,
     /// Random legal plies after the opening, before the engine plays.
@@ -126,17 +185,18 @@ pub struct GenOptions {
 /// Search scores beyond this are written as this (a won position is a won position).
 pub const SCORE_CAP: i32 = 3000;
 
-/// Plays game number `number` of self-play from `opening` (moves in the notation of the
-/// rules), after `random_plies` random plies chosen from `number`, and returns its quiet
-/// positions (no win in one for the side to move, no threat it must answer) labelled
-/// with the search's score and the game's result.
-pub fn self_play(
-    engine: &mut Engine<Tafl, TaflEval>,
+/// Plays game number `number` of self-play from `start` and `opening` (moves in the
+/// game's notation), after `random_plies` random plies chosen from `number`, and
+/// returns its quiet positions (no win in one for the side to move, no threat it must
+/// answer) labelled with the search's score and the game's result.
+pub fn self_play<G: NetGame>(
+    engine: &mut Engine<G, G::Evaluator>,
+    start: &G,
     opening: &str,
     number: u64,
     options: &GenOptions,
 ) -> Result<Vec<Record>, String> {
-    let mut game = Tafl::new(options.rules);
+    let mut game = start.clone();
     for text in opening.split_whitespace() {
         let mv = game
             .parse_move(text)
@@ -156,7 +216,7 @@ pub fn self_play(
         game.play(moves[(r % moves.len() as u64) as usize]);
     }
     engine.new_game();
-    let eval = *engine.evaluator();
+    let eval = engine.evaluator().clone();
     let limits = Limits {
         nodes: Some(options.nodes),
         ..Limits::default()
@@ -170,9 +230,9 @@ pub fn self_play(
             let own = result.score.0.clamp(-SCORE_CAP, SCORE_CAP);
             records.push(Record {
                 game: number,
-                copenhagen: options.rules.is_copenhagen(),
-                position: *game.position(),
-                score: if game.to_move() == DEFENDERS {
+                kind: game.kind(),
+                position: game.position_string(),
+                score: if game.to_move() == G::LABELLED {
                     own
                 } else {
                     -own
@@ -183,7 +243,7 @@ pub fn self_play(
         game.play(mv);
     }
     let result = match game.outcome().and_then(|o| o.winner) {
-        Some(winner) if winner == DEFENDERS => 1.0,
+        Some(winner) if winner == G::LABELLED => 1.0,
         Some(_) => 0.0,
         None => 0.5,
     };
@@ -193,62 +253,47 @@ pub fn self_play(
     Ok(records)
 }
 
-/// The hand-set evaluation of a record's position from the defenders' side (the tempo
-/// included), as the search sees it without a learned correction (`eval`'s, if it has
-/// one, is left out: the network learns what the hand-set terms miss).
-#[must_use]
-pub fn hand_score(eval: &TaflEval, record: &Record) -> i32 {
-    let eval = TaflEval { net: None, ..*eval };
-    let rules = if record.copenhagen {
-        Rules::COPENHAGEN
-    } else {
-        Rules::FETLAR
-    };
-    let game = Tafl::from_position(rules, record.position);
-    let own = eval.evaluate(&game);
-    if record.position.side_to_move() == DEFENDERS {
-        own
-    } else {
-        -own
-    }
-}
-
 /// A record made ready for the fit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
     /// The features present.
     pub features: Vec<u16>,
-    /// The hand-set evaluation, defenders' side.
+    /// The hand-set evaluation, for the labelled side.
     pub hand: f32,
-    /// The search's score, defenders' side.
+    /// The search's score, for the labelled side.
     pub score: f32,
-    /// The game's result for the defenders.
+    /// The game's result for the labelled side.
     pub result: f32,
     /// Held out of the fit (every tenth game), to choose the network kept.
     pub validation: bool,
 }
 
 impl Sample {
-    /// The sample of a record, evaluated by `eval`.
-    #[must_use]
-    pub fn of(record: &Record, eval: &TaflEval) -> Sample {
-        let mut features = Vec::with_capacity(40);
-        for_each_feature(&record.position, record.copenhagen, |f| {
-            features.push(f as u16);
-        });
-        Sample {
+    /// The sample of a record of game `G`, its hand-set part evaluated by `eval` (its
+    /// learned part, if it has one, is left out: the network learns what the hand-set
+    /// terms miss).
+    pub fn of<G: NetGame>(record: &Record, eval: &G::Evaluator) -> Result<Sample, String> {
+        let game = G::from_record(record.kind, &record.position)?;
+        let mut features = Vec::with_capacity(48);
+        game.for_each_feature(|f| features.push(f as u16));
+        let own = G::hand_set(eval).evaluate(&game);
+        let hand = if game.to_move() == G::LABELLED {
+            own
+        } else {
+            -own
+        };
+        Ok(Sample {
             features,
-            hand: hand_score(eval, record) as f32,
+            hand: hand as f32,
             score: record.score as f32,
             result: record.result,
             validation: record.game.is_multiple_of(10),
-        }
+        })
     }
 }
 
 /// The network in floating point, as it is trained.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FloatNet {
+pub struct FloatNet<S> {
     /// `FEATURES × HIDDEN`, row by row.
     pub w1: Vec<f32>,
     /// The hidden units' biases.
@@ -257,15 +302,28 @@ pub struct FloatNet {
     pub w2: [f32; HIDDEN],
     /// The output bias.
     pub b2: f32,
+    shape: std::marker::PhantomData<fn() -> S>,
 }
 
-impl FloatNet {
+impl<S> Clone for FloatNet<S> {
+    fn clone(&self) -> Self {
+        FloatNet {
+            w1: self.w1.clone(),
+            b1: self.b1,
+            w2: self.w2,
+            b2: self.b2,
+            shape: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<S: Shape> FloatNet<S> {
     /// Small first-layer weights from `seed`, hidden units half open, output zero: the
     /// untrained network adds nothing.
     #[must_use]
-    pub fn new(seed: u64) -> FloatNet {
+    pub fn new(seed: u64) -> FloatNet<S> {
         let mut state = seed;
-        let w1 = (0..FEATURES * HIDDEN)
+        let w1 = (0..S::FEATURES * HIDDEN)
             .map(|_| {
                 let (next, r) = game::splitmix64(state);
                 state = next;
@@ -277,6 +335,7 @@ impl FloatNet {
             b1: [0.5; HIDDEN],
             w2: [0.0; HIDDEN],
             b2: 0.0,
+            shape: std::marker::PhantomData,
         }
     }
 
@@ -284,7 +343,7 @@ impl FloatNet {
     fn hidden(&self, features: &[u16], symmetry: u8) -> [f32; HIDDEN] {
         let mut h = self.b1;
         for &f in features {
-            let row = symmetric_feature(usize::from(f), symmetry) * HIDDEN;
+            let row = S::symmetric_feature(usize::from(f), symmetry) * HIDDEN;
             for (h, w) in h.iter_mut().zip(&self.w1[row..row + HIDDEN]) {
                 *h += w;
             }
@@ -292,7 +351,7 @@ impl FloatNet {
         h
     }
 
-    /// The output in units of [`OUTPUT_POINTS`], defenders' side.
+    /// The output in units of [`OUTPUT_POINTS`], for the labelled side.
     #[must_use]
     pub fn output(&self, features: &[u16], symmetry: u8) -> f32 {
         let h = self.hidden(features, symmetry);
@@ -303,11 +362,11 @@ impl FloatNet {
                 .sum::<f32>()
     }
 
-    /// The integer network ([`TaflNet`]) closest to this one.
+    /// The integer network closest to this one.
     #[must_use]
-    pub fn quantize(&self) -> TaflNet {
+    pub fn quantize(&self) -> Network<S> {
         let q = |x: f32, scale: i32| (x * scale as f32).round().clamp(-32767.0, 32767.0) as i16;
-        let mut net = TaflNet::zero();
+        let mut net = Network::zero();
         for (row, weights) in net.w1.iter_mut().zip(self.w1.chunks(HIDDEN)) {
             for (w, &x) in row.iter_mut().zip(weights) {
                 *w = q(x, QA);
@@ -363,9 +422,9 @@ fn target(sample: &Sample, options: &TrainOptions) -> f32 {
 /// validation samples or the training ones, with `net` (`None`: the hand-set
 /// evaluation alone).
 #[must_use]
-pub fn loss(
+pub fn loss<S: Shape>(
     samples: &[Sample],
-    net: Option<&FloatNet>,
+    net: Option<&FloatNet<S>>,
     options: &TrainOptions,
     validation: bool,
 ) -> f64 {
@@ -449,15 +508,15 @@ pub struct EpochReport {
 }
 
 /// Fits a network by Adam on the squared error of the predicted result, each sample
-/// seen through one of the eight symmetries in turn (the rules and the hand-set terms
+/// seen through one of the board's symmetries in turn (the rules and the hand-set terms
 /// look the same through each); returns the network with the lowest held-out loss.
-pub fn train(
+pub fn train<S: Shape>(
     samples: &[Sample],
     options: &TrainOptions,
     mut progress: impl FnMut(&EpochReport),
-) -> FloatNet {
+) -> FloatNet<S> {
     let training: Vec<&Sample> = samples.iter().filter(|s| !s.validation).collect();
-    let mut net = FloatNet::new(options.seed);
+    let mut net = FloatNet::<S>::new(options.seed);
     let mut best = (loss(samples, Some(&net), options, true), net.clone());
     let mut adam_w1 = Adam::new(net.w1.len());
     let mut adam_small = Adam::new(2 * HIDDEN + 1);
@@ -478,7 +537,7 @@ pub fn train(
             let mut g_small = vec![0.0f32; 2 * HIDDEN + 1];
             for (k, &i) in chunk.iter().enumerate() {
                 let sample = training[i];
-                let symmetry = ((epoch + b + k) % 8) as u8;
+                let symmetry = ((epoch + b + k) % usize::from(S::SYMMETRIES)) as u8;
                 let h = net.hidden(&sample.features, symmetry);
                 let y = net.b2
                     + h.iter()
@@ -496,7 +555,7 @@ pub fn train(
                         let gh = g * net.w2[j];
                         g_small[j] += gh;
                         for &f in &sample.features {
-                            let row = symmetric_feature(usize::from(f), symmetry) * HIDDEN;
+                            let row = S::symmetric_feature(usize::from(f), symmetry) * HIDDEN;
                             g_w1[row + j] += gh;
                         }
                     }
@@ -528,47 +587,64 @@ pub fn train(
 mod tests {
     use super::*;
     use crate::Level;
+    use game::Game;
 
-    fn generated(number: u64) -> Vec<Record> {
-        let mut engine = Engine::new(TaflEval::default());
+    fn generated<G: NetGame>(start: &G, opening: &str, number: u64) -> Vec<Record> {
+        let mut engine = Engine::new(G::Evaluator::default());
         engine.set_level(Level::Maximum);
         engine.set_threads(1);
         engine.set_hash_mb(1);
         let options = GenOptions {
-            rules: Rules::COPENHAGEN,
             nodes: 300,
             random_plies: 4,
             max_plies: 60,
         };
-        self_play(&mut engine, "d1-d3 f8-i8", number, &options).unwrap()
+        self_play(&mut engine, start, opening, number, &options).unwrap()
     }
 
     #[test]
     fn the_generator_is_reproducible_and_labels_every_position_with_the_result() {
-        let first = generated(3);
-        assert!(!first.is_empty());
-        assert_eq!(first, generated(3), "a node count makes the same game");
-        assert_ne!(first, generated(4), "another number, other random plies");
-        let result = first[0].result;
-        for record in &first {
-            assert_eq!(record.result, result);
-            assert!(record.score.abs() <= SCORE_CAP);
-            // Each record reads back from its line.
-            assert_eq!(&record.to_string().parse::<Record>().unwrap(), record);
+        let tafl = Tafl::new(Rules::COPENHAGEN);
+        let camelot = Camelot::start();
+        for (first, again, other) in [
+            (
+                generated(&tafl, "d1-d3 f8-i8", 3),
+                generated(&tafl, "d1-d3 f8-i8", 3),
+                generated(&tafl, "d1-d3 f8-i8", 4),
+            ),
+            (
+                generated(&camelot, "C6-C5", 3),
+                generated(&camelot, "C6-C5", 3),
+                generated(&camelot, "C6-C5", 4),
+            ),
+        ] {
+            assert!(!first.is_empty());
+            assert_eq!(first, again, "a node count makes the same game");
+            assert_ne!(first, other, "another number, other random plies");
+            let result = first[0].result;
+            for record in &first {
+                assert_eq!(record.result, result);
+                assert!(record.score.abs() <= SCORE_CAP);
+                // Each record reads back from its line.
+                assert_eq!(&record.to_string().parse::<Record>().unwrap(), record);
+            }
         }
     }
 
     #[test]
     fn bad_lines_are_refused_with_a_reason() {
-        let good = "1 fetlar defenders /3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/ 10 1";
+        let good = "1 fetlar 10 1 /3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/ defenders";
         assert!(good.parse::<Record>().is_ok());
+        let camelot = format!("2 camelot -40 0 {}", camelot::START_FEN);
+        assert!(camelot.parse::<Record>().is_ok());
         for (bad, why) in [
-            ("", "expected 6 fields"),
-            (&good.replace("fetlar", "brandubh"), "unknown rules"),
-            (&good.replace("defenders", "kings"), "unknown side"),
+            ("", "expected the game's number"),
+            (&good.replace("fetlar", "brandubh"), "unknown game"),
+            (&good.replace("defenders", "kings"), "side"),
             (&good.replace(" 10 ", " ten "), "bad score"),
             (&good.replace(" 10 1", " 10 0.7"), "not 0, 0.5 or 1"),
             (&good.replace("/3ttttt3/5t5/", "/3ttttt3/"), "rank"),
+            (&camelot.replace(" w ", " x "), "side"),
         ] {
             let err = bad.parse::<Record>().unwrap_err();
             assert!(err.contains(why), "{bad:?}: {err}");
@@ -597,12 +673,12 @@ mod tests {
             let west = game.position().king().index() % 11 < 5;
             let record = Record {
                 game: number,
-                copenhagen: false,
-                position: *game.position(),
+                kind: GameKind::Fetlar,
+                position: game.position_string(),
                 score: if west { 600 } else { -600 },
                 result: if west { 1.0 } else { 0.0 },
             };
-            samples.push(Sample::of(&record, &eval));
+            samples.push(Sample::of::<Tafl>(&record, &eval).unwrap());
         }
         samples
     }
@@ -616,8 +692,8 @@ mod tests {
             rate: 0.01,
             ..TrainOptions::default()
         };
-        let before = loss(&samples, None, &options, false);
-        let net = train(&samples, &options, |_| {});
+        let before = loss::<TaflShape>(&samples, None, &options, false);
+        let net = train::<TaflShape>(&samples, &options, |_| {});
         let after = loss(&samples, Some(&net), &options, false);
         assert!(after < before * 0.5, "{before} -> {after}");
         // The integer network says the same as the float one, within rounding.
@@ -625,10 +701,7 @@ mod tests {
         for sample in samples.iter().take(50) {
             let record_pos = &sample.features;
             let float = net.output(record_pos, 0) * OUTPUT_POINTS as f32;
-            let mut acc = crate::games::tafl_net::Accumulator(quantized.b1.map(i32::from));
-            for &f in record_pos {
-                acc.add(&quantized, usize::from(f));
-            }
+            let acc = quantized.accumulate_features(record_pos.iter().map(|&f| usize::from(f)));
             let int = quantized.output(&acc) as f32;
             assert!((float - int).abs() < 12.0, "{float} against {int}");
         }

@@ -15,6 +15,7 @@ use camelot::{Bitboard, Camelot, Move, Position, Square, castle};
 use game::{Game, Player};
 
 use crate::eval::Evaluator;
+use crate::games::camelot_net::CamelotNet;
 
 /// The weights of the Camelot evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +77,8 @@ impl Default for CamelotWeights {
 pub struct CamelotEval {
     /// The weights.
     pub weights: CamelotWeights,
+    /// A learned correction added to the hand-set terms ([`super::camelot_net`]), if any.
+    pub net: Option<&'static CamelotNet>,
 }
 
 /// King-move distance from every frame index to `player`'s castle, capped at 15.
@@ -438,7 +441,10 @@ impl CamelotEval {
 impl Evaluator<Camelot> for CamelotEval {
     fn evaluate(&self, game: &Camelot) -> i32 {
         let pos = game.position();
-        let score = self.white_score(pos);
+        let mut score = self.white_score(pos);
+        if let Some(net) = self.net {
+            score += net.white_correction(pos);
+        }
         let own = if pos.side_to_move() == Player::First {
             score
         } else {

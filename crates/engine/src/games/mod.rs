@@ -4,5 +4,6 @@
 //! Camelot; [`tafl_net`], the learned correction to the tafl evaluation.
 
 pub mod camelot;
+pub mod camelot_net;
 pub mod tafl;
 pub mod tafl_net;

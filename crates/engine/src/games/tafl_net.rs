@@ -1,14 +1,12 @@
-//! A small learned evaluation for tafl, added to the hand-set one ([`super::tafl`]): a
-//! network of one hidden layer over sparse board features (NNUE-style), with integer
-//! weights and integer inference. It learns what the hand-set terms miss: it is trained
-//! (`crate::train`, `--example train_tafl_net`) on positions of the engine's own games,
-//! labelled with the game's result and the engine's search score, and its output is
-//! added to the hand-set evaluation.
+//! The learned evaluation for tafl, added to the hand-set one ([`super::tafl`]): a
+//! [`crate::nnue`] network over sparse board features, with integer weights and integer
+//! inference. It learns what the hand-set terms miss: it is trained (`crate::train`,
+//! `--example train_net`) on positions of the engine's own games, labelled with the
+//! game's result and the engine's search score; its output, from the defenders' side,
+//! is added to the hand-set evaluation.
 //!
 //! Features: one per piece and square (attacker, defender, king: 3 × 121), one for
-//! Copenhagen rules and one for the defenders to move. The hidden layer is the sum of the rows of the features present
-//! (the accumulator), clipped to `[0, QA]`; the output is a weighted sum of the hidden
-//! units, from the defenders' side, in evaluation points.
+//! Copenhagen rules and one for the defenders to move.
 //!
 //! ```
 //! use engine::games::tafl_net::TaflNet;
@@ -22,155 +20,55 @@
 
 use tafl::Position;
 
+pub use crate::nnue::{Accumulator, HIDDEN, NetError, OUTPUT_POINTS, QA, QB};
+use crate::nnue::{Network, Shape};
+
 /// Squares of the board.
 pub const SQUARES: usize = 121;
 /// Input features: a piece kind on a square (attackers, defenders, the king), the rules
 /// (Copenhagen or not) and the side to move.
 pub const FEATURES: usize = 3 * SQUARES + 2;
-/// Hidden units.
-pub const HIDDEN: usize = 32;
-/// Fixed-point scale of the first layer and of the hidden units (1.0 is `QA`).
-pub const QA: i32 = 64;
-/// Fixed-point scale of the output weights.
-pub const QB: i32 = 64;
-/// Evaluation points per unit of the network's output.
-pub const OUTPUT_POINTS: i64 = 100;
 /// The feature that is present under Copenhagen rules.
 pub const COPENHAGEN_FEATURE: usize = 3 * SQUARES;
 /// The feature that is present with the defenders to move.
 pub const DEFENDERS_TO_MOVE: usize = 3 * SQUARES + 1;
 
-const MAGIC: &[u8; 8] = b"KTNET01\n";
-
-/// The network the engine can play with (`src/games/tafl.net`, embedded in the
-/// binary; `--example train_tafl_net --out` writes such a file).
+/// The network the engine plays with (`src/games/tafl.net`, embedded in the binary;
+/// `--example train_net --out` writes such a file).
 pub const EMBEDDED_NET: &[u8] = include_bytes!("tafl.net");
 
-/// Why a network file was refused.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum NetError {
-    /// The file does not begin with the header.
-    #[error("not a tafl network file (expected the header {MAGIC:?})")]
-    Magic,
-    /// A network of another shape.
-    #[error(
-        "the network has {features} features and {hidden} hidden units; this engine reads {FEATURES} and {HIDDEN}"
-    )]
-    Shape {
-        /// Its features.
-        features: usize,
-        /// Its hidden units.
-        hidden: usize,
-    },
-    /// The file's length (found, expected) does not fit its shape.
-    #[error("the network file is {0} bytes long; expected {1}")]
-    Length(usize, usize),
-}
+/// The tafl network's shape: its features and the eight symmetries of the square.
+#[derive(Clone, Copy, Debug)]
+pub struct TaflShape;
 
-/// The network's integer weights.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TaflNet {
-    /// `FEATURES` rows of `HIDDEN` weights, scale `QA`.
-    pub w1: Vec<[i16; HIDDEN]>,
-    /// The hidden units' biases, scale `QA`.
-    pub b1: [i16; HIDDEN],
-    /// The output weights, scale `QB`.
-    pub w2: [i16; HIDDEN],
-    /// The output bias, scale `QA × QB`.
-    pub b2: i32,
-}
+/// The tafl network.
+pub type TaflNet = Network<TaflShape>;
 
 static EMBEDDED: std::sync::LazyLock<TaflNet> = std::sync::LazyLock::new(|| {
     // A test reads the file; a file that does not read fails it.
     TaflNet::from_bytes(EMBEDDED_NET).unwrap_or_else(|_| TaflNet::zero())
 });
 
-impl TaflNet {
-    /// A network that adds nothing.
-    #[must_use]
-    pub fn zero() -> TaflNet {
-        TaflNet {
-            w1: vec![[0; HIDDEN]; FEATURES],
-            b1: [0; HIDDEN],
-            w2: [0; HIDDEN],
-            b2: 0,
-        }
+impl Shape for TaflShape {
+    const GAME: &'static str = "tafl";
+    const MAGIC: &'static [u8; 8] = b"KTNET01\n";
+    const FEATURES: usize = FEATURES;
+    const SYMMETRIES: u8 = 8;
+
+    fn symmetric_feature(feature: usize, symmetry: u8) -> usize {
+        symmetric_feature(feature, symmetry)
     }
 
+    fn embedded() -> Option<&'static TaflNet> {
+        Some(&EMBEDDED)
+    }
+}
+
+impl Network<TaflShape> {
     /// The embedded network ([`EMBEDDED_NET`]).
     #[must_use]
     pub fn embedded() -> &'static TaflNet {
         &EMBEDDED
-    }
-
-    /// The network a command line names: `embedded` (the one in the binary), `none` (the
-    /// hand-set terms alone), or a network file, read once and kept for the life of the
-    /// program.
-    pub fn by_name(name: &str) -> Result<Option<&'static TaflNet>, String> {
-        match name {
-            "embedded" => Ok(Some(TaflNet::embedded())),
-            "none" => Ok(None),
-            file => {
-                let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
-                let net = TaflNet::from_bytes(&bytes).map_err(|e| format!("{file}: {e}"))?;
-                Ok(Some(Box::leak(Box::new(net))))
-            }
-        }
-    }
-
-    const fn file_len() -> usize {
-        MAGIC.len() + 8 + 2 * (FEATURES * HIDDEN + 2 * HIDDEN) + 4
-    }
-
-    /// Reads a network file: the header, the shape (two little-endian `u32`), then the
-    /// weights as little-endian integers, row by row.
-    pub fn from_bytes(bytes: &[u8]) -> Result<TaflNet, NetError> {
-        if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(NetError::Magic);
-        }
-        let word = |at: usize| {
-            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
-        };
-        let (features, hidden) = (word(MAGIC.len()), word(MAGIC.len() + 4));
-        if (features, hidden) != (FEATURES, HIDDEN) {
-            return Err(NetError::Shape { features, hidden });
-        }
-        if bytes.len() != Self::file_len() {
-            return Err(NetError::Length(bytes.len(), Self::file_len()));
-        }
-        let mut at = MAGIC.len() + 8;
-        let mut next = || {
-            let v = i16::from_le_bytes([bytes[at], bytes[at + 1]]);
-            at += 2;
-            v
-        };
-        let mut net = TaflNet::zero();
-        for row in &mut net.w1 {
-            row.iter_mut().for_each(|w| *w = next());
-        }
-        net.b1.iter_mut().for_each(|w| *w = next());
-        net.w2.iter_mut().for_each(|w| *w = next());
-        net.b2 = i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-        Ok(net)
-    }
-
-    /// The network file ([`TaflNet::from_bytes`] reads it back).
-    #[must_use]
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(Self::file_len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(FEATURES as u32).to_le_bytes());
-        out.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
-        for row in &self.w1 {
-            row.iter()
-                .for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
-        }
-        self.b1
-            .iter()
-            .chain(&self.w2)
-            .for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
-        out.extend_from_slice(&self.b2.to_le_bytes());
-        out
     }
 
     /// The accumulator of a position: the hidden units before clipping.
@@ -181,46 +79,10 @@ impl TaflNet {
         acc
     }
 
-    /// The network's output for an accumulator, in evaluation points from the
-    /// defenders' side.
-    #[must_use]
-    pub fn output(&self, acc: &Accumulator) -> i32 {
-        let sum: i64 = acc
-            .0
-            .iter()
-            .zip(&self.w2)
-            .map(|(&h, &w)| i64::from(h.clamp(0, QA)) * i64::from(w))
-            .sum::<i64>()
-            + i64::from(self.b2);
-        (sum * OUTPUT_POINTS / i64::from(QA * QB)) as i32
-    }
-
     /// What the network adds to the hand-set evaluation, from the defenders' side.
     #[must_use]
     pub fn defenders_correction(&self, pos: &Position, copenhagen: bool) -> i32 {
         self.output(&self.accumulate(pos, copenhagen))
-    }
-}
-
-/// The hidden units of one position before clipping, kept up to date piece by piece
-/// as moves are made ([`Accumulator::add`], [`Accumulator::remove`]) or built afresh
-/// ([`TaflNet::accumulate`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Accumulator(pub [i32; HIDDEN]);
-
-impl Accumulator {
-    /// A feature appears (a piece arrives on a square).
-    pub fn add(&mut self, net: &TaflNet, feature: usize) {
-        for (h, &w) in self.0.iter_mut().zip(&net.w1[feature]) {
-            *h += i32::from(w);
-        }
-    }
-
-    /// A feature goes (a piece leaves a square or is captured).
-    pub fn remove(&mut self, net: &TaflNet, feature: usize) {
-        for (h, &w) in self.0.iter_mut().zip(&net.w1[feature]) {
-            *h -= i32::from(w);
-        }
     }
 }
 
@@ -326,13 +188,19 @@ mod tests {
         let net = sample_net();
         let bytes = net.to_bytes();
         assert_eq!(TaflNet::from_bytes(&bytes).unwrap(), net);
-        assert_eq!(TaflNet::from_bytes(b"hello"), Err(NetError::Magic));
+        assert_eq!(
+            TaflNet::from_bytes(b"hello"),
+            Err(NetError::Magic {
+                game: "tafl",
+                magic: b"KTNET01\n"
+            })
+        );
         assert_eq!(
             TaflNet::from_bytes(&bytes[..bytes.len() - 1]),
             Err(NetError::Length(bytes.len() - 1, bytes.len()))
         );
         let mut other = bytes.clone();
-        other[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&9u32.to_le_bytes());
+        other[8..12].copy_from_slice(&9u32.to_le_bytes());
         assert!(matches!(
             TaflNet::from_bytes(&other),
             Err(NetError::Shape { features: 9, .. })

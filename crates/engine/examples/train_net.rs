@@ -1,13 +1,14 @@
-//! Trains the learned tafl evaluation (`engine::games::tafl_net`) on the positions
-//! `--example gen_tafl_data` wrote, and writes the network file the engine embeds
-//! (`crates/engine/src/games/tafl.net`).
+//! Trains a learned evaluation (`engine::games::tafl_net`, `engine::games::camelot_net`)
+//! on the positions `--example gen_net_data` wrote, and writes the network file the
+//! engine embeds (`crates/engine/src/games/tafl.net`, `camelot.net`).
 //!
 //! ```sh
-//! cargo run --release -p engine --example train_tafl_net -- \
+//! cargo run --release -p engine --example train_net -- \
 //!     --data copenhagen.txt --data fetlar.txt --epochs 20 --out tafl.net
 //! ```
 //!
-//! Options: `--data FILE` (repeatable), `--epochs N`, `--batch N`, `--rate X` (Adam's
+//! Options: `--data FILE` (repeatable; Copenhagen and Fetlar records train the tafl
+//! network, Camelot ones the Camelot network, and the two do not mix), `--epochs N`, `--batch N`, `--rate X` (Adam's
 //! step), `--lambda X` (the result's share of the target; the rest is the search's
 //! score), `--seed N`, `--scale POINTS` (points per logistic unit; fitted to the
 //! results by default), `--center yes` (take the mean correction off, so that the
@@ -16,9 +17,11 @@
 
 use std::time::Instant;
 
-use engine::games::tafl::TaflEval;
-use engine::games::tafl_net::OUTPUT_POINTS;
-use engine::train::{Record, Sample, TrainOptions, fit_scale, loss, train};
+use camelot::Camelot;
+use engine::nnue::OUTPUT_POINTS;
+use engine::train::{NetGame, Record, Sample, TrainOptions, fit_scale, loss, train};
+use game::GameKind;
+use tafl::Tafl;
 
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -59,15 +62,52 @@ fn run() -> Result<(), String> {
         return Err("--data FILE is needed".into());
     }
     let started = Instant::now();
-    let eval = TaflEval::default();
-    let mut samples = Vec::new();
+    let mut records = Vec::new();
     for file in &data {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         for (n, line) in text.lines().enumerate() {
             let record: Record = line.parse().map_err(|e| format!("{file}:{}: {e}", n + 1))?;
-            samples.push(Sample::of(&record, &eval));
+            records.push(record);
         }
     }
+    let Some(first) = records.first() else {
+        return Err("no records".into());
+    };
+    let setup = Setup {
+        options,
+        fixed_scale,
+        center,
+        out,
+        started,
+    };
+    if first.kind == GameKind::Camelot {
+        fit::<Camelot>(&records, setup)
+    } else {
+        fit::<Tafl>(&records, setup)
+    }
+}
+
+struct Setup {
+    options: TrainOptions,
+    fixed_scale: bool,
+    center: bool,
+    out: String,
+    started: Instant,
+}
+
+fn fit<G: NetGame>(records: &[Record], setup: Setup) -> Result<(), String> {
+    let Setup {
+        mut options,
+        fixed_scale,
+        center,
+        out,
+        started,
+    } = setup;
+    let eval = G::Evaluator::default();
+    let samples = records
+        .iter()
+        .map(|record| Sample::of::<G>(record, &eval))
+        .collect::<Result<Vec<Sample>, String>>()?;
     let held = samples.iter().filter(|s| s.validation).count();
     eprintln!(
         "{} positions ({} training, {held} held out) read in {:.1?}",
@@ -82,12 +122,12 @@ fn run() -> Result<(), String> {
         );
         options.scale = scale;
     }
-    let before = loss(&samples, None, &options, true);
+    let before = loss::<G::Shape>(&samples, None, &options, true);
     eprintln!(
         "scale {} points; held-out loss of the hand-set evaluation alone {before:.6}",
         options.scale
     );
-    let net = train(&samples, &options, |report| {
+    let net = train::<G::Shape>(&samples, &options, |report| {
         eprintln!(
             "epoch {:>3}: training {:.6}, held out {:.6} ({:.1?})",
             report.epoch,
@@ -119,7 +159,7 @@ fn run() -> Result<(), String> {
 
 fn main() {
     if let Err(e) = run() {
-        eprintln!("train_tafl_net: {e}");
+        eprintln!("train_net: {e}");
         std::process::exit(2);
     }
 }
