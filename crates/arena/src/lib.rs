@@ -28,6 +28,7 @@
 //!     games: 2,
 //!     openings: arena::parse_openings(GameKind::Fetlar, "d1-d3\n")?,
 //!     control: Limit::Depth(1),
+//!     movetime_b: None,
 //!     draw_after: Some(40),
 //!     repetition: None,
 //!     out: None,

@@ -163,7 +163,12 @@ pub fn play_game<G: Board>(
         let me = side.index();
         let started = Timestamp::now();
         let clock = engine_clock(table.clocks(), started).unwrap_or_default();
-        let choice = players[me].choose(&game, &clock, config.control);
+        let b_to_move = (me == 0) != report.a_first;
+        let limit = match config.movetime_b {
+            Some(time) if b_to_move => Limit::MoveTime(time),
+            _ => config.control,
+        };
+        let choice = players[me].choose(&game, &clock, limit);
         let now = Timestamp::now();
         let spent = now.saturating_duration_since(started);
         if let Some(lost) = table.check_flag(now) {

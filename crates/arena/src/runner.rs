@@ -33,6 +33,9 @@ pub struct MatchConfig {
     pub openings: Vec<Vec<String>>,
     /// Time per move or clocks.
     pub control: Limit,
+    /// B's time per move where it differs from A's (time odds; `control` is then A's
+    /// [`Limit::MoveTime`]).
+    pub movetime_b: Option<std::time::Duration>,
     /// Adjudicate a draw after this many plies (`None`: never).
     pub draw_after: Option<usize>,
     /// What a third repetition does (tafl; `None`: the variant's rule, TAFL.md 10).

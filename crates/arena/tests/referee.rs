@@ -25,6 +25,7 @@ fn config(kind: GameKind, players: [&str; 2], games: usize) -> MatchConfig {
         games,
         openings: vec![vec![]],
         control: Limit::Depth(1),
+        movetime_b: None,
         draw_after: Some(60),
         repetition: None,
         out: None,
@@ -191,6 +192,53 @@ impl<G: Board> Contestant<G> for Scripted {
     }
     fn observe(&mut self, _: &G, _: G::Move) -> Result<(), ContestantError> {
         Ok(())
+    }
+}
+
+/// Plays the first legal move and keeps the limits it was given.
+struct Recording {
+    limits: Vec<Limit>,
+}
+
+impl<G: Board> Contestant<G> for Recording {
+    fn name(&self) -> String {
+        "recording".into()
+    }
+    fn new_game(&mut self, _: &G, _: &[G::Move]) -> Result<(), ContestantError> {
+        Ok(())
+    }
+    fn choose(&mut self, game: &G, _: &engine::Clock, limit: Limit) -> Result<Choice, DriverError> {
+        self.limits.push(limit);
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        Ok(Choice::Move(game.format_move(moves[0])))
+    }
+    fn observe(&mut self, _: &G, _: G::Move) -> Result<(), ContestantError> {
+        Ok(())
+    }
+}
+
+#[test]
+fn time_odds_give_engine_b_its_own_time_on_either_side() {
+    let mut cfg = config(GameKind::Copenhagen, ["a", "b"], 2);
+    cfg.control = Limit::MoveTime(Duration::from_millis(40));
+    cfg.movetime_b = Some(Duration::from_secs(4));
+    cfg.draw_after = Some(6);
+    for index in 0..2 {
+        let mut a = Recording { limits: Vec::new() };
+        let mut b = Recording { limits: Vec::new() };
+        // Game 0: A has the first side; game 1: B has it.
+        let (first, second): (
+            &mut dyn Contestant<tafl::Tafl>,
+            &mut dyn Contestant<tafl::Tafl>,
+        ) = if index == 0 {
+            (&mut a, &mut b)
+        } else {
+            (&mut b, &mut a)
+        };
+        play_game::<tafl::Tafl>(&cfg, &start(&cfg), index, &[], first, second, &quiet).unwrap();
+        assert_eq!(a.limits, [Limit::MoveTime(Duration::from_millis(40)); 3]);
+        assert_eq!(b.limits, [Limit::MoveTime(Duration::from_secs(4)); 3]);
     }
 }
 

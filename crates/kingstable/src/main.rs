@@ -119,6 +119,10 @@ enum Command {
         /// Fixed time per move (1s, 500ms).
         #[arg(long, value_parser = duration::parse_duration, conflicts_with_all = ["tc", "depth"])]
         movetime: Option<std::time::Duration>,
+        /// Engine 2's time per move where it differs from engine 1's (time odds: with
+        /// --movetime 40ms, --movetime2 4s gives engine 2 a hundred times the time).
+        #[arg(long, value_parser = duration::parse_duration, requires = "movetime")]
+        movetime2: Option<std::time::Duration>,
         /// Clocks: MINUTES+SECONDS, as `play --clock` reads them (5+3: five minutes each,
         /// three seconds added per move; 0.5+0.1 for fast games).
         #[arg(long, conflicts_with = "depth", value_parser = clock::parse_fischer)]
@@ -401,6 +405,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             games,
             openings,
             movetime,
+            movetime2,
             tc,
             depth,
             draw_after,
@@ -430,6 +435,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 games,
                 openings,
                 control,
+                movetime_b: movetime2,
                 draw_after: (draw_after > 0).then_some(draw_after),
                 repetition: repetition.rule(),
                 out,

@@ -95,6 +95,7 @@ pub fn run(config: &LevelsConfig) -> Result<Vec<Rung>> {
             },
             openings: openings.clone(),
             control,
+            movetime_b: None,
             draw_after: config.draw_after,
             repetition: None,
             out: config
