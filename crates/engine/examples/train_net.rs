@@ -1,6 +1,6 @@
 //! Trains a learned evaluation (`engine::games::tafl_net`, `engine::games::camelot_net`)
 //! on the positions `--example gen_net_data` wrote, and writes the network file the
-//! engine embeds (`crates/engine/src/games/tafl.net`, `camelot.net`).
+//! engine embeds (`crates/engine/src/games/tafl.net`; no Camelot network is embedded yet).
 //!
 //! ```sh
 //! cargo run --release -p engine --example train_net -- \
