@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 
 use engine::games::tafl::{TERM_NAMES, TaflEval};
-use engine::{DefaultEngine, Limits};
+use engine::{DefaultEngine, Evaluator, Limits};
 use game::{Game, Player};
 use tafl::{Bitboard, Direction, Position, Rules, Square, Tafl};
 
@@ -97,5 +97,54 @@ fn the_attackers_finish_a_won_game() {
         game.play(result.best_move.unwrap());
     }
     let outcome = game.outcome().expect("the game ends within 60 plies");
+    assert_eq!(outcome.winner, Some(Player::First), "{outcome:?}");
+}
+
+/// Fetlar, the end of a game of the engine as attackers (40 ms a move) against OpenTafl
+/// (4 s a move), adjudicated a draw at 400 plies: the attackers have taken every
+/// defender and sealed the four corners, and the lone king (`f9`) roams. Attackers to
+/// move.
+const LONE_KING: &str = "/2t5t2/1t7t1/t4K3tt/11/t10/1t6t1t/2t8/3t6t/t3t1tt1t1/1t3t2t2/2t8/";
+
+#[test]
+fn the_learned_correction_leaves_the_endgame_to_the_endgame_terms() {
+    let game = Tafl::from_position(
+        Rules::FETLAR,
+        Position::from_opentafl(LONE_KING, Player::First).unwrap(),
+    );
+    let with_net = TaflEval::default();
+    assert!(with_net.net.is_some());
+    let without = TaflEval {
+        net: None,
+        ..with_net
+    };
+    // No defender left: the network adds nothing.
+    assert_eq!(with_net.evaluate(&game), without.evaluate(&game));
+    // In the middle game it does.
+    let start = Tafl::new(Rules::FETLAR);
+    assert_ne!(with_net.evaluate(&start), without.evaluate(&start));
+}
+
+#[test]
+fn the_attackers_finish_a_lone_king() {
+    // The engine as it plays on both sides, 40,000 nodes a move: the king is shut in
+    // (no legal move) at ply 81. With the network counting here too, the attackers
+    // shuffled past ply 300.
+    let mut game = Tafl::from_position(
+        Rules::FETLAR,
+        Position::from_opentafl(LONE_KING, Player::First).unwrap(),
+    );
+    let mut engine = DefaultEngine::<Tafl>::default();
+    engine.set_hash_mb(16);
+    let limits = Limits {
+        nodes: Some(40_000),
+        ..Limits::default()
+    };
+    let stop = AtomicBool::new(false);
+    while game.outcome().is_none() && game.ply() < 160 {
+        let result = engine.search(&game, &limits, &stop, |_| {});
+        game.play(result.best_move.unwrap());
+    }
+    let outcome = game.outcome().expect("the game ends within 160 plies");
     assert_eq!(outcome.winner, Some(Player::First), "{outcome:?}");
 }

@@ -696,7 +696,11 @@ impl Evaluator<Tafl> for TaflEval {
         let pos = game.position();
         let copenhagen = game.rules().is_copenhagen();
         let mut score = self.defenders_score(pos, copenhagen);
-        if let Some(net) = self.net {
+        // The network learned from the middle game; the endgame terms count where few
+        // defenders are left (with it there, the attackers did not finish a lone king).
+        if let Some(net) = self.net
+            && pos.defenders().count() as i32 > self.weights.endgame_defenders
+        {
             score += net.defenders_correction(pos, copenhagen);
         }
         if pos.side_to_move() == DEFENDERS {
