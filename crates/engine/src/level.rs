@@ -203,19 +203,24 @@ impl Level {
 }
 
 /// Each level's estimated rating in Fetlar, Copenhagen and Camelot (see
-/// [`Level::rating`]): the fit of `kingstable levels` (2026-11-28; 20 games a match, 12
-/// for level 5, 8 to 12 for level 6 at 3 s a move; Fetlar's levels 5 and 6 with their
-/// contempt, level 6 over 10 games), rounded to 50. Fitted: Fetlar 983, 1186, 1388,
-/// 1527, 1881, 1978; Copenhagen 1000, 1348, 1793, 2019, 2373, 2669; Camelot 1033, 1285,
-/// 1805, 2450, 2942, 3222. The scale is each game's own: the greedy player is 1000 in
-/// each, and no game's levels are compared with another's.
+/// [`Level::rating`]): the fit of `kingstable levels`, rounded to 50. The scale is each
+/// game's own: the greedy player is 1000 in each, and no game's levels are compared
+/// with another's.
+///
+/// Fetlar and Copenhagen, levels 1–5: measured again with the learned tafl correction
+/// (2026-11-28, thirteenth session; 20 games a match, 12 for level 5; Fetlar's level 5
+/// with its contempt). Fitted: Fetlar 1159, 1411, 1613, 1772, 1945; Copenhagen 1280,
+/// 1627, 1907, 2255, 2551. Level 6 (3 s a move) was not played again: its rating is
+/// level 5's plus the step measured before the network (Fetlar +97, Copenhagen +296).
+/// Camelot, whose evaluation the network did not change (2026-11-28; 20 games a match,
+/// 8 for levels 5 and 6 at 3 s a move): 1033, 1285, 1805, 2450, 2942, 3222.
 const RATINGS: [[u32; 3]; 6] = [
-    [1000, 1000, 1050],
-    [1200, 1350, 1300],
-    [1400, 1800, 1800],
-    [1550, 2000, 2450],
-    [1900, 2350, 2950],
-    [2000, 2650, 3200],
+    [1150, 1300, 1050],
+    [1400, 1650, 1300],
+    [1600, 1900, 1800],
+    [1750, 2250, 2450],
+    [1950, 2550, 2950],
+    [2050, 2850, 3200],
 ];
 
 impl fmt::Display for Level {
