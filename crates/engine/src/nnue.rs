@@ -27,7 +27,7 @@ pub const QB: i32 = 64;
 pub const OUTPUT_POINTS: i64 = 100;
 
 /// What makes one game's network its own.
-pub trait Shape: 'static {
+pub trait Shape: Clone + std::fmt::Debug + PartialEq + Eq + 'static {
     /// The game, for messages.
     const GAME: &'static str;
     /// The file's first eight bytes.
@@ -76,6 +76,7 @@ pub enum NetError {
 }
 
 /// A network's integer weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Network<S> {
     /// `FEATURES` rows of `HIDDEN` weights, scale `QA`.
     pub w1: Vec<[i16; HIDDEN]>,
@@ -85,38 +86,7 @@ pub struct Network<S> {
     pub w2: [i16; HIDDEN],
     /// The output bias, scale `QA × QB`.
     pub b2: i32,
-    shape: PhantomData<fn() -> S>,
-}
-
-impl<S> Clone for Network<S> {
-    fn clone(&self) -> Self {
-        Network {
-            w1: self.w1.clone(),
-            b1: self.b1,
-            w2: self.w2,
-            b2: self.b2,
-            shape: PhantomData,
-        }
-    }
-}
-
-impl<S> PartialEq for Network<S> {
-    fn eq(&self, other: &Self) -> bool {
-        (&self.w1, self.b1, self.w2, self.b2) == (&other.w1, other.b1, other.w2, other.b2)
-    }
-}
-
-impl<S> Eq for Network<S> {}
-
-impl<S> std::fmt::Debug for Network<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Network")
-            .field("features", &self.w1.len())
-            .field("b1", &self.b1)
-            .field("w2", &self.w2)
-            .field("b2", &self.b2)
-            .finish_non_exhaustive()
-    }
+    shape: PhantomData<S>,
 }
 
 impl<S: Shape> Network<S> {

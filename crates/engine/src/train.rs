@@ -293,6 +293,7 @@ impl Sample {
 }
 
 /// The network in floating point, as it is trained.
+#[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet<S> {
     /// `FEATURES × HIDDEN`, row by row.
     pub w1: Vec<f32>,
@@ -302,19 +303,7 @@ pub struct FloatNet<S> {
     pub w2: [f32; HIDDEN],
     /// The output bias.
     pub b2: f32,
-    shape: std::marker::PhantomData<fn() -> S>,
-}
-
-impl<S> Clone for FloatNet<S> {
-    fn clone(&self) -> Self {
-        FloatNet {
-            w1: self.w1.clone(),
-            b1: self.b1,
-            w2: self.w2,
-            b2: self.b2,
-            shape: std::marker::PhantomData,
-        }
-    }
+    shape: std::marker::PhantomData<S>,
 }
 
 impl<S: Shape> FloatNet<S> {

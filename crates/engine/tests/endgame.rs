@@ -78,24 +78,30 @@ fn the_endgame_terms_count_the_room_the_defenders_lack() {
     assert!(weights.defender_mobility > 0 && weights.endgame_room > 0);
 }
 
+/// The engine as it plays on both sides, `nodes` a move with a table of `hash_mb`,
+/// until the game ends or reaches `max_plies`.
+fn play_out(mut game: Tafl, nodes: u64, hash_mb: usize, max_plies: usize) -> Tafl {
+    let mut engine = DefaultEngine::<Tafl>::default();
+    engine.set_hash_mb(hash_mb);
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let stop = AtomicBool::new(false);
+    while game.outcome().is_none() && game.ply() < max_plies {
+        let result = engine.search(&game, &limits, &stop, |_| {});
+        game.play(result.best_move.unwrap());
+    }
+    game
+}
+
 #[test]
 fn the_attackers_finish_a_won_game() {
     // Both sides the engine as it plays, 20,000 nodes a move: the attackers take the
     // last defender at ply 30. With the endgame terms' weights set to 0 they took 88
     // plies (and in the self-play game this comes from, with its history, shuffled on
     // past ply 700).
-    let mut game = shut_king();
-    let mut engine = DefaultEngine::<Tafl>::default();
-    engine.set_hash_mb(8);
-    let limits = Limits {
-        nodes: Some(20_000),
-        ..Limits::default()
-    };
-    let stop = AtomicBool::new(false);
-    while game.outcome().is_none() && game.ply() < 60 {
-        let result = engine.search(&game, &limits, &stop, |_| {});
-        game.play(result.best_move.unwrap());
-    }
+    let game = play_out(shut_king(), 20_000, 8, 60);
     let outcome = game.outcome().expect("the game ends within 60 plies");
     assert_eq!(outcome.winner, Some(Player::First), "{outcome:?}");
 }
@@ -130,21 +136,11 @@ fn the_attackers_finish_a_lone_king() {
     // The engine as it plays on both sides, 40,000 nodes a move: the king is shut in
     // (no legal move) at ply 81. With the network counting here too, the attackers
     // shuffled past ply 300.
-    let mut game = Tafl::from_position(
+    let game = Tafl::from_position(
         Rules::FETLAR,
         Position::from_opentafl(LONE_KING, Player::First).unwrap(),
     );
-    let mut engine = DefaultEngine::<Tafl>::default();
-    engine.set_hash_mb(16);
-    let limits = Limits {
-        nodes: Some(40_000),
-        ..Limits::default()
-    };
-    let stop = AtomicBool::new(false);
-    while game.outcome().is_none() && game.ply() < 160 {
-        let result = engine.search(&game, &limits, &stop, |_| {});
-        game.play(result.best_move.unwrap());
-    }
+    let game = play_out(game, 40_000, 16, 160);
     let outcome = game.outcome().expect("the game ends within 160 plies");
     assert_eq!(outcome.winner, Some(Player::First), "{outcome:?}");
 }

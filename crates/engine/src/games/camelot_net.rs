@@ -30,7 +30,7 @@ pub const FEATURES: usize = 4 * SQUARES + 1;
 pub const WHITE_TO_MOVE: usize = 4 * SQUARES;
 
 /// The Camelot network's shape: its features and the board's mirror.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CamelotShape;
 
 /// The Camelot network.

@@ -38,7 +38,7 @@ pub const DEFENDERS_TO_MOVE: usize = 3 * SQUARES + 1;
 pub const EMBEDDED_NET: &[u8] = include_bytes!("tafl.net");
 
 /// The tafl network's shape: its features and the eight symmetries of the square.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaflShape;
 
 /// The tafl network.
