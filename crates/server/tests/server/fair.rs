@@ -122,9 +122,9 @@ async fn until(stream: &mut Stream, t: &str) -> Value {
     loop {
         let message = tokio::time::timeout(PATIENCE, stream.next())
             .await
-            .expect("a message")
-            .expect("open")
-            .expect("a frame");
+            .unwrap_or_else(|_| panic!("no {t:?} message within {PATIENCE:?}"))
+            .unwrap_or_else(|| panic!("the socket closed before a {t:?} message"))
+            .unwrap_or_else(|e| panic!("no frame before a {t:?} message: {e}"));
         if let Message::Text(text) = message {
             let value: Value = serde_json::from_str(&text).unwrap();
             if value["t"] == t {
@@ -168,6 +168,9 @@ async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
     let server = TestServer::start(test_config(&db)).await;
     let quotas = server.state.ai.quotas();
     let mut flooder = Player::new(&server, [127, 0, 0, 2]);
+    // Where it stands, on the failure's output.
+    let began = std::time::Instant::now();
+    let phase = |what: &str| println!("{:>7.1?}  {what}", began.elapsed());
 
     // Many long AI games: the quota stops them.
     let mut games = Vec::new();
@@ -181,6 +184,7 @@ async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
     assert_eq!(games.len(), quotas.games);
     let refused = refused.expect("a refusal");
     assert_eq!(refused["error"]["code"], "rate_limited", "{refused}");
+    phase("the quota refused an AI game");
     // The flooder answers every AI move at once, so its games keep the pool busy.
     let mut bots = Vec::new();
     for id in &games[1..] {
@@ -208,6 +212,7 @@ async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
         assert!(stats.waiting + stats.running <= quotas.games + quotas.analyses);
     }
     assert!(chain_refused, "the rematch chain meets the creation limit");
+    phase("the rematch chain was refused");
 
     // Analyses on sockets it never reads: the quota stops the third.
     let mut analyses = Vec::new();
@@ -218,6 +223,11 @@ async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
             json!({"t": "analyze", "kind": "camelot", "time_ms": 60_000}),
         )
         .await;
+        // Answered in order: the analysis holds its quota before the next socket asks
+        // (sockets are served side by side: without this, on a slow machine, the third
+        // could be taken first). Its progress is never read after this.
+        send(&mut socket, json!({"t": "ping"})).await;
+        until(&mut socket, "pong").await;
         analyses.push(socket);
     }
     let mut third = flooder.socket("/ws/analysis").await;
@@ -227,6 +237,7 @@ async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
     )
     .await;
     assert_eq!(until(&mut third, "error").await["code"], "quota");
+    phase("the third analysis was refused");
 
     // Every search thread busy, and flood moves waiting.
     wait_for("the flood fills the pool", || {
@@ -235,6 +246,7 @@ async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
     })
     .await;
 
+    phase("the flood fills the pool");
     // Another player, elsewhere, starts a timed game; the AI moves first.
     let mut victim = Player::new(&server, [127, 0, 0, 3]);
     let id = victim
@@ -256,7 +268,7 @@ async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
         .ai
         .move_wait(&id)
         .expect("the pool knows the game");
-    println!("the victim's AI move during the flood: {wait:?}");
+    phase(&format!("the victim's AI move during the flood: {wait:?}"));
     assert_eq!(wait.overtaken_by, 0, "no search started before it");
     assert!(wait.waited_for <= 1, "it waited for at most one search");
 
@@ -272,6 +284,7 @@ async fn a_flood_delays_another_players_ai_move_by_at_most_one_search() {
         send(&mut socket, json!({"t": "ping"})).await;
         until(&mut socket, "pong").await;
     }
+    phase("the flooder resigned");
     drop(analyses);
     wait_for("the flood's searches end", || {
         let stats = server.state.ai.stats();
