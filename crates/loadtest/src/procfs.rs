@@ -77,6 +77,42 @@ fn clock_ticks_per_second() -> u64 {
         .unwrap_or(100)
 }
 
+/// Waits until `pid` has settled: no more than [`SETTLED_CPU`] of CPU over the last
+/// `quiet`, so that the work a server does once at start (compressing its web files,
+/// migrating its database) is not counted against the moves measured after it. Gives
+/// up after `limit` (a server busy on its own is measured as it is). Returns the CPU
+/// time the process had used when it settled, and whether it did.
+///
+/// # Errors
+/// When the process is gone or `/proc` cannot be read.
+pub async fn settle(pid: u32, quiet: Duration, limit: Duration) -> Result<(Duration, bool)> {
+    const STEP: Duration = Duration::from_millis(100);
+    let started = std::time::Instant::now();
+    let mut samples = std::collections::VecDeque::from([usage(pid)?.cpu]);
+    let window = (quiet.as_millis() / STEP.as_millis()).max(1) as usize;
+    loop {
+        tokio::time::sleep(STEP).await;
+        let now = usage(pid)?.cpu;
+        samples.push_back(now);
+        if samples.len() > window + 1 {
+            samples.pop_front();
+        }
+        if samples.len() == window + 1
+            && samples
+                .front()
+                .is_some_and(|&first| now - first <= SETTLED_CPU)
+        {
+            return Ok((now, true));
+        }
+        if started.elapsed() >= limit {
+            return Ok((now, false));
+        }
+    }
+}
+
+/// The CPU a settled process may still use over the quiet time (one clock tick).
+pub const SETTLED_CPU: Duration = Duration::from_millis(10);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +137,58 @@ mod tests {
         let me = usage(std::process::id()).unwrap();
         assert!(me.rss_kib > 0 && me.peak_kib >= me.rss_kib);
         assert!((10..=10_000).contains(&clock_ticks_per_second()));
+    }
+
+    #[tokio::test]
+    async fn waits_for_a_busy_process_to_settle() {
+        // A shell that spins (about half a second of CPU here), then sleeps: it settles
+        // once its spinning is over, not before.
+        let mut child = std::process::Command::new("bash")
+            .args(["-c", "for ((i = 0; i < 400000; i++)); do :; done; sleep 30"])
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let (cpu, settled) = settle(
+            child.id(),
+            Duration::from_millis(300),
+            Duration::from_secs(20),
+        )
+        .await
+        .unwrap();
+        assert!(settled);
+        assert!(started.elapsed() >= Duration::from_millis(300));
+        assert!(cpu >= Duration::from_millis(100), "{cpu:?}");
+        let after = usage(child.id()).unwrap().cpu;
+        assert!(
+            after.saturating_sub(cpu) <= SETTLED_CPU * 2,
+            "{cpu:?} then {after:?}"
+        );
+        // One that never stops spinning is given up on at the limit.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let mut spinner = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        let (_, settled) = settle(
+            spinner.id(),
+            Duration::from_millis(300),
+            Duration::from_secs(1),
+        )
+        .await
+        .unwrap();
+        assert!(!settled);
+        spinner.kill().unwrap();
+        spinner.wait().unwrap();
+        // A process that is gone is an error, not a wait.
+        assert!(
+            settle(
+                spinner.id(),
+                Duration::from_millis(300),
+                Duration::from_secs(1)
+            )
+            .await
+            .is_err()
+        );
     }
 }
