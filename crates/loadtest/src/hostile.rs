@@ -24,6 +24,8 @@ use crate::stats::{Count, Samples, Summary};
 pub struct HostileSettings {
     /// Connections that send part of a request's headers, or nothing, and then wait.
     pub slow_connections: usize,
+    /// The local address they come from (the system's choice if none).
+    pub slow_from: Option<std::net::IpAddr>,
     /// Long AI games (level 6, untimed) played at once by one guest, who answers each AI
     /// move at once.
     pub ai_games: usize,
@@ -106,7 +108,7 @@ pub async fn run(target: Target, settings: HostileSettings, until: Instant) -> H
     let mut report = HostileReport::default();
     let slow_closed = Arc::new(Count::default());
     for i in 0..settings.slow_connections {
-        match TcpStream::connect(target.addr).await {
+        match slow_connect(target.addr, settings.slow_from).await {
             Ok(stream) => {
                 report.slow_opened += 1;
                 let closed = Arc::clone(&slow_closed);
@@ -223,6 +225,23 @@ async fn probe_health(
 }
 
 /// Holds a connection that never finishes its request; counts it when the server closes it.
+/// A connection to `server`, from `from` if given.
+async fn slow_connect(
+    server: std::net::SocketAddr,
+    from: Option<std::net::IpAddr>,
+) -> std::io::Result<TcpStream> {
+    let Some(from) = from else {
+        return TcpStream::connect(server).await;
+    };
+    let socket = if from.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.bind(std::net::SocketAddr::new(from, 0))?;
+    socket.connect(server).await
+}
+
 async fn slow_connection(mut stream: TcpStream, partial: bool, until: Instant, closed: &Count) {
     if partial {
         let _ = stream
@@ -526,4 +545,23 @@ async fn victim(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn slow_connections_come_from_the_address_asked() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let server = listener.local_addr().unwrap();
+        let from: std::net::IpAddr = [127, 0, 0, 2].into();
+        let _stream = slow_connect(server, Some(from)).await.unwrap();
+        let (_, peer) = listener.accept().await.unwrap();
+        assert_eq!(peer.ip(), from);
+        // Without one, the system's choice (loopback's own).
+        let _stream = slow_connect(server, None).await.unwrap();
+        let (_, peer) = listener.accept().await.unwrap();
+        assert_eq!(peer.ip(), std::net::IpAddr::from([127, 0, 0, 1]));
+    }
 }

@@ -53,9 +53,15 @@ struct Args {
     #[arg(long)]
     server_pid: Option<u32>,
     /// Send each simulated client's own address in X-Forwarded-For (the server must run
-    /// with --trust-proxy; on by itself with --spawn).
+    /// with --trust-proxy; on by itself with --spawn, unless --direct).
     #[arg(long)]
     forwarded: bool,
+    /// With --spawn: start the server without --trust-proxy and send no X-Forwarded-For,
+    /// so that every connection counts against the loopback address it comes from. The
+    /// per-address connection cap applies then (behind a proxy it cannot, before a
+    /// request's headers are read): for `--slow-connections` with `--slow-from`.
+    #[arg(long, requires = "spawn")]
+    direct: bool,
     /// Pairs of players, each playing one game at a time.
     #[arg(long, default_value_t = 10)]
     pairs: usize,
@@ -105,6 +111,11 @@ struct Args {
     /// Hostile: connections that never finish their headers.
     #[arg(long, default_value_t = 200)]
     slow_connections: usize,
+    /// Hostile: the loopback address the slow connections come from (e.g. 127.0.0.2,
+    /// another client than the rest of the run, for a server that sees addresses:
+    /// --direct); by default the one the system picks, as for every other connection.
+    #[arg(long, value_name = "IP")]
+    slow_from: Option<std::net::IpAddr>,
     /// Hostile: long AI games (level 6) started by one guest.
     #[arg(long, default_value_t = 20)]
     flood_ai_games: usize,
@@ -256,13 +267,13 @@ async fn run(args: Args) -> Result<bool> {
         );
     }
     let spawned = match &args.spawn {
-        Some(binary) => Some(spawn::spawn(binary, &args.server_args).await?),
+        Some(binary) => Some(spawn::spawn(binary, &args.server_args, !args.direct).await?),
         None => None,
     };
     let url = spawned
         .as_ref()
         .map_or_else(|| args.url.clone().unwrap_or_default(), |s| s.url.clone());
-    let target = Target::new(&url, args.forwarded || spawned.is_some())?;
+    let target = Target::new(&url, args.forwarded || (spawned.is_some() && !args.direct))?;
     let pid = spawned.as_ref().map(|s| s.pid).or(args.server_pid);
     if let Some(pid) = pid {
         // What the server does once at start (compressing its web client at brotli's
@@ -394,6 +405,7 @@ async fn measure(
     let hostile = args.hostile.then(|| {
         let settings = HostileSettings {
             slow_connections: args.slow_connections,
+            slow_from: args.slow_from,
             ai_games: args.flood_ai_games,
             rematch_chain: args.rematch_chain,
             analyses: args.flood_analyses,

@@ -1,6 +1,6 @@
 //! Starting the server under test: `kingstable serve` on 127.0.0.1 (a port the system
 //! picks) with a fresh SQLite file in a temporary directory, trusting `X-Forwarded-For`
-//! so that the generated players count as different clients.
+//! so that the generated players count as different clients (unless `--direct`).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -20,11 +20,12 @@ pub struct Spawned {
     dir: tempfile::TempDir,
 }
 
-/// Starts `binary serve` with `extra` arguments and waits for the URL it prints.
+/// Starts `binary serve` with `extra` arguments (and `--trust-proxy` if `trust_proxy`)
+/// and waits for the URL it prints.
 ///
 /// # Errors
 /// When it cannot start, or exits or stays silent for 60 s before printing its URL.
-pub async fn spawn(binary: &Path, extra: &[String]) -> Result<Spawned> {
+pub async fn spawn(binary: &Path, extra: &[String], trust_proxy: bool) -> Result<Spawned> {
     let dir = tempfile::tempdir().context("a temporary directory for the database")?;
     let log = std::fs::File::create(dir.path().join("serve.log"))?;
     let mut child = Command::new(binary)
@@ -33,7 +34,7 @@ pub async fn spawn(binary: &Path, extra: &[String]) -> Result<Spawned> {
         .arg("127.0.0.1:0")
         .arg("--database")
         .arg(dir.path().join("kingstable.db"))
-        .arg("--trust-proxy")
+        .args(trust_proxy.then_some("--trust-proxy"))
         .arg("--log")
         .arg("warn")
         .args(extra)
