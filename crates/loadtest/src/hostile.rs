@@ -224,7 +224,6 @@ async fn probe_health(
     }
 }
 
-/// Holds a connection that never finishes its request; counts it when the server closes it.
 /// A connection to `server`, from `from` if given.
 async fn slow_connect(
     server: std::net::SocketAddr,
@@ -242,6 +241,7 @@ async fn slow_connect(
     socket.connect(server).await
 }
 
+/// Holds a connection that never finishes its request; counts it when the server closes it.
 async fn slow_connection(mut stream: TcpStream, partial: bool, until: Instant, closed: &Count) {
     if partial {
         let _ = stream

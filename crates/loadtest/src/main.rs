@@ -60,7 +60,7 @@ struct Args {
     /// so that every connection counts against the loopback address it comes from. The
     /// per-address connection cap applies then (behind a proxy it cannot, before a
     /// request's headers are read): for `--slow-connections` with `--slow-from`.
-    #[arg(long, requires = "spawn")]
+    #[arg(long, conflicts_with = "forwarded")]
     direct: bool,
     /// Pairs of players, each playing one game at a time.
     #[arg(long, default_value_t = 10)]
@@ -237,6 +237,18 @@ fn main() -> std::process::ExitCode {
 #[allow(clippy::too_many_lines)]
 async fn run(args: Args) -> Result<bool> {
     let think = parse_think(&args.think)?;
+    if args.direct && args.spawn.is_none() {
+        bail!(
+            "--direct is for a server started here (--spawn): a running one trusts a proxy or not as it was started"
+        );
+    }
+    if let Some(from) = args.slow_from
+        && !from.is_loopback()
+    {
+        bail!(
+            "--slow-from {from}: the load generator only uses this machine's loopback addresses (127.0.0.0/8, ::1)"
+        );
+    }
     if args.kinds.is_empty()
         || args
             .kinds
@@ -278,8 +290,9 @@ async fn run(args: Args) -> Result<bool> {
     if let Some(pid) = pid {
         // What the server does once at start (compressing its web client at brotli's
         // best quality takes about a CPU-second) is not a move's cost: measure after it.
-        let (cpu, settled) =
-            procfs::settle(pid, Duration::from_millis(500), Duration::from_secs(20)).await?;
+        const QUIET: Duration = Duration::from_millis(500);
+        const PATIENCE: Duration = Duration::from_secs(20);
+        let (cpu, settled) = procfs::settle(pid, QUIET, PATIENCE).await?;
         if settled {
             println!(
                 "the server has settled after {:.2} s of CPU",
@@ -287,7 +300,7 @@ async fn run(args: Args) -> Result<bool> {
             );
         } else {
             println!(
-                "the server did not settle within 20 s ({:.2} s of CPU): measuring as it is",
+                "the server did not settle within {PATIENCE:?} ({:.2} s of CPU): measuring as it is",
                 cpu.as_secs_f64()
             );
         }
@@ -669,5 +682,34 @@ mod tests {
     fn the_command_line_is_consistent() {
         use clap::CommandFactory;
         Args::command().debug_assert();
+    }
+
+    #[tokio::test]
+    async fn refuses_a_slow_from_address_off_this_machine_and_direct_without_spawn() {
+        use clap::Parser;
+        let args = Args::try_parse_from([
+            "kingstable-loadtest",
+            "--url",
+            "http://127.0.0.1:9",
+            "--hostile",
+            "--slow-from",
+            "192.0.2.1",
+        ])
+        .unwrap();
+        let error = run(args).await.unwrap_err().to_string();
+        assert!(error.contains("--slow-from 192.0.2.1"), "{error}");
+        // --direct only means something for a server started here.
+        let args = Args::try_parse_from([
+            "kingstable-loadtest",
+            "--url",
+            "http://127.0.0.1:9",
+            "--direct",
+        ])
+        .unwrap();
+        let error = run(args).await.unwrap_err().to_string();
+        assert!(
+            error.contains("--direct is for a server started here"),
+            "{error}"
+        );
     }
 }
