@@ -20,6 +20,24 @@ const player = (viewport = DESKTOP) => suite.player(viewport);
 /** @param {Page} page */
 const headerCount = (page) => page.locator('#my-games').getAttribute('data-count');
 
+/**
+ * Scrolls `selector` into view, again if the page re-rendered it meanwhile (a language
+ * change redraws the page once its catalogue is in: the element first found may be
+ * gone by the time it is scrolled to).
+ * @param {Page} page
+ * @param {string} selector
+ */
+async function scrollTo(page, selector) {
+  for (let tries = 1; ; tries++) {
+    try {
+      await page.locator(selector).scrollIntoViewIfNeeded({ timeout: 5000 });
+      return;
+    } catch (error) {
+      if (tries >= 5 || !String(error).includes('not attached')) throw error;
+    }
+  }
+}
+
 test('the header count and the tab title follow the opponentâ€™s move live', { skip, timeout: 120000 }, async () => {
   const a = await player();
   const b = await player(PHONE);
@@ -186,7 +204,7 @@ test('lobby chat: two accounts talk on the home page, one on a phone; a visitor 
   const box = await b.page.locator('#lobby-chat').boundingBox();
   assert.ok(box && box.x >= 0 && box.x + box.width <= 360, `the chat fits the phone: ${JSON.stringify(box)}`);
   assert.equal(await b.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
-  await b.page.locator('#lobby-chat').scrollIntoViewIfNeeded();
+  await scrollTo(b.page, '#lobby-chat');
   await shot(b.page, 'lobby-chat-phone');
   await shot(a.page, 'lobby-chat-desktop');
   // A page opened later (or reloaded) gets the last messages, in order.
@@ -293,7 +311,7 @@ test('moderation: a report reaches a moderator, whose mute holds on the authorâ€
   await note.waitFor();
   assert.equal(await note.textContent(), 'Non inviato: un moderatore ha silenziato il tuo account nella chat per ora.');
   await a.page.setViewportSize({ width: 1366, height: 768 });
-  await a.page.locator('#lobby-chat').scrollIntoViewIfNeeded();
+  await scrollTo(a.page, '#lobby-chat');
   await shot(a.page, 'lobby-chat-muted-it-1366');
   // Unban by name lifts it: the author is heard again.
   await m.page.fill('#mod-name', nameA);
@@ -306,9 +324,10 @@ test('moderation: a report reaches a moderator, whose mute holds on the authorâ€
   // The lobby chat on a landscape phone, in French.
   await b.page.setViewportSize({ width: 740, height: 360 });
   await b.page.selectOption('#lang', 'fr');
+  await b.page.waitForFunction(() => document.documentElement.lang === 'fr');
   await b.page.waitForSelector('#lobby-chat .chat__line:has-text("sorry everyone")');
   assert.equal(await b.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
-  await b.page.locator('#lobby-chat').scrollIntoViewIfNeeded();
+  await scrollTo(b.page, '#lobby-chat');
   await shot(b.page, 'lobby-chat-landscape-fr');
   // A player who is not a moderator is told so on the page.
   await go(b.page, '/moderation');
