@@ -13,7 +13,9 @@
 //! score), `--seed N`, `--scale POINTS` (points per logistic unit; fitted to the
 //! results by default), `--center yes` (take the mean correction off, so that the
 //! network moves positions against each other and not against a draw), `--out FILE`. Every tenth game is held out; the network with the
-//! lowest held-out loss is written. The same data and options give the same file.
+//! lowest held-out loss is written. The same data and options give the same file,
+//! whatever the order in which the games were written (the records are taken in the
+//! order of their game numbers).
 
 use std::time::Instant;
 
@@ -70,6 +72,9 @@ fn run() -> Result<(), String> {
             records.push(record);
         }
     }
+    // In the order of the games (stable within one): `gen_net_data --jobs N` writes
+    // games as they finish, and the fit's shuffle follows the order it reads.
+    records.sort_by_key(|record| record.game);
     let Some(first) = records.first() else {
         return Err("no records".into());
     };

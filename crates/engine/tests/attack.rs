@@ -56,3 +56,39 @@ fn a_king_that_can_reach_a_square_beside_a_corner_is_a_looming_threat() {
     // At the start nothing looms.
     assert_eq!(eval.threats(&Tafl::new(Rules::COPENHAGEN)), Threats::None);
 }
+
+/// Copenhagen, the engine with the network (attackers) against the engine before issue
+/// 22 (defenders), 100 ms a move, ply 140 (bench/RESULTS.md, "Exit forts"): 19
+/// attackers hold every corner's diagonal, and the king stands on the edge with a
+/// defender on each side of him. The defenders built an exit fort there 88 plies
+/// later; the attackers had judged themselves over 500 points ahead all along.
+/// Attackers to move.
+const FORT_IN_THE_MAKING: &str =
+    "/3t3t3/2t1T3t2/tt6ttt/5TT4/8T2/10T/2T7K/t1T3T3T/t1TT5tt/1tt5t2/2t4tt2/";
+
+#[test]
+fn in_copenhagen_sealed_corners_count_no_room_while_the_king_can_reach_the_edge() {
+    use engine::games::tafl::TERM_NAMES;
+    use game::Player;
+    use tafl::Position;
+
+    let term = |name: &str| TERM_NAMES.iter().position(|n| *n == name).unwrap();
+    let pos = Position::from_opentafl(FORT_IN_THE_MAKING, Player::First).unwrap();
+    let eval = TaflEval::default();
+    let copenhagen = eval.terms(&pos, true, true);
+    let fetlar = eval.terms(&pos, false, true);
+    // No corner is in the defenders' reach, and many edge squares are.
+    assert_eq!(copenhagen[term("corner_closed")], -4);
+    assert!(copenhagen[term("edge_reach")] > 0);
+    // In Fetlar, where the edge wins nothing, the room they lack counts for the
+    // attackers; in Copenhagen it does not, and the fort in the making does.
+    assert!(
+        fetlar[term("endgame_room")] < 0,
+        "{}",
+        fetlar[term("endgame_room")]
+    );
+    assert_eq!(copenhagen[term("endgame_room")], 0);
+    assert_eq!(copenhagen[term("fort")], 1);
+    assert_eq!(fetlar[term("fort")], 0);
+    assert!(eval.weights.fort > eval.weights.corner_sealed * 4);
+}

@@ -81,7 +81,8 @@ pub struct TaflWeights {
     /// favour.
     pub defender_mobility: i32,
     /// With [`TaflWeights::endgame_defenders`] defenders or fewer left, or with no
-    /// corner left that they could reach, each square of the board outside the
+    /// corner left that they could reach (in Copenhagen: and no edge square either,
+    /// where the king would build an exit fort), each square of the board outside the
     /// defenders' room (the squares they and the king reach through squares free of
     /// attackers, as for `edge_reach`, but all of them): the ring the attackers tighten.
     pub endgame_room: i32,
@@ -678,8 +679,12 @@ impl TaflEval {
             t[18] = room.min(MOBILITY_FULL) - MOBILITY_FULL;
         }
         // Shut off from every corner, the defenders can only be squeezed: their room
-        // counts then too, whatever their number.
-        if endgame || (region & Bitboard::CORNERS).is_empty() {
+        // counts then too, whatever their number. Not in Copenhagen while they reach the
+        // edge: there the king and his defenders build an exit fort on it (TAFL.md 7),
+        // sealed corners or not, and a room counted for the attackers made them seal
+        // corners and let the fort be built.
+        let shut = (region & Bitboard::CORNERS).is_empty() && !(copenhagen && edge > 0);
+        if endgame || shut {
             t[19] = region.count() as i32 - 121;
         }
         t[20] = if pos.side_to_move() == DEFENDERS {
