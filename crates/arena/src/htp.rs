@@ -8,7 +8,8 @@
 //! at port 49152, starts `COMMAND --host ADDRESS` for each game, and the program connects;
 //! it then honours `--depth`, answers only `generate_move` (a bare `play <role> <from>
 //! <to>` line), and instead of answering `?` it exits: with status 0 when its game is over
-//! by its rules, with status 1 and `Error: …` on stderr when it refuses a move.
+//! by its rules, with status 1 and `Error: …` on stderr when it refuses a move (a stack
+//! backtrace follows that line when `RUST_BACKTRACE` is set).
 //!
 //! Commands used: `play attacker|defender <from> <to>` (plays a move), `generate_move`
 //! (the AI chooses a move, plays it, and answers `= play <role> <from> <to>`, or
@@ -37,6 +38,14 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(1800);
 const QUICK: Duration = Duration::from_secs(30);
 /// The port the peer connects to in TCP mode (fixed by the program).
 const PORT: u16 = 49152;
+
+/// From what the peer wrote on stderr as it exited: its `Error: …` line, if any (with
+/// `RUST_BACKTRACE` set, a stack backtrace follows it), and its last non-blank line.
+fn what_the_peer_said(stderr: &str) -> (Option<&str>, &str) {
+    let mut lines = stderr.lines().map(str::trim).filter(|l| !l.is_empty());
+    let error = lines.clone().find(|l| l.starts_with("Error:"));
+    (error, lines.next_back().unwrap_or(""))
+}
 
 fn failure(message: impl Into<String>) -> DriverError {
     DriverError::protocol("htp", message)
@@ -252,19 +261,15 @@ impl HtpContestant {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
-        let said = said
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        match (self.transport, status.code()) {
-            (Transport::Tcp, Some(0)) => ContestantError::Refused(format!(
+        let (error, last) = what_the_peer_said(&said);
+        match (self.transport, status.code(), error) {
+            (Transport::Tcp, Some(0), _) => ContestantError::Refused(format!(
                 "the peer ended the game by its rules (the last move sent: {after:?})"
             )),
-            (Transport::Tcp, Some(1)) if said.starts_with("Error:") => {
-                ContestantError::Refused(format!("{after}: {}", said.trim()))
+            (Transport::Tcp, Some(1), Some(error)) => {
+                ContestantError::Refused(format!("{after}: {error}"))
             }
-            _ => failure(format!("the peer exited ({status}) {said}")).into(),
+            _ => failure(format!("the peer exited ({status}) {last}")).into(),
         }
     }
 
@@ -379,6 +384,34 @@ impl<G: Game> Contestant<G> for HtpContestant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_peers_refusal_is_found_above_its_backtrace() {
+        // What it wrote refusing a repeated position with RUST_BACKTRACE=1 set (cut).
+        let stderr = "Error: play: you already reached that position\n\nStack backtrace:\n   \
+            0: anyhow::error::<impl core::convert::From<E> for anyhow::Error>::from\n   \
+            1: hnefatafl_copenhagen::ai::AI::play\n   9: _start\n";
+        assert_eq!(
+            what_the_peer_said(stderr),
+            (
+                Some("Error: play: you already reached that position"),
+                "9: _start"
+            )
+        );
+        assert_eq!(
+            what_the_peer_said("Error: play: illegal move\n"),
+            (
+                Some("Error: play: illegal move"),
+                "Error: play: illegal move"
+            )
+        );
+        // A crash is no refusal.
+        assert_eq!(
+            what_the_peer_said("thread 'main' panicked at src/ai.rs:10:5\n\n"),
+            (None, "thread 'main' panicked at src/ai.rs:10:5")
+        );
+        assert_eq!(what_the_peer_said(""), (None, ""));
+    }
 
     #[test]
     fn games_at_once_listen_on_different_loopback_addresses() {
