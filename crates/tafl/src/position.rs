@@ -332,6 +332,19 @@ impl Position {
         self.side
     }
 
+    /// The same pieces with `side` to move (a null move when `side` is the other side):
+    /// for looking at what a side could do if it were its turn.
+    #[must_use]
+    #[inline]
+    pub fn with_side_to_move(&self, side: Player) -> Position {
+        let mut copy = *self;
+        if side != self.side {
+            copy.side = side;
+            copy.hash ^= zobrist::DEFENDERS_TO_MOVE;
+        }
+        copy
+    }
+
     /// The Zobrist hash (pieces and side to move).
     #[must_use]
     #[inline]

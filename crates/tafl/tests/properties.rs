@@ -50,6 +50,12 @@ fn walk(rules: Rules, choices: &[usize], probes: &[(u8, u8)]) {
         history.push((game.clone(), mv));
         game.play(mv);
         assert_eq!(game.hash(), game.position().compute_hash());
+        // The other side to move: only the side and its hash key change.
+        let other = game.position().with_side_to_move(game.to_move().other());
+        assert_eq!(other.hash(), other.compute_hash());
+        assert_eq!(other.side_to_move(), game.to_move().other());
+        assert_eq!(other.occupied(), game.position().occupied());
+        assert_eq!(other.with_side_to_move(game.to_move()), *game.position());
         if game.outcome().is_some() {
             break;
         }

@@ -394,6 +394,79 @@ fn escape_blocks(pos: &Position) -> Bitboard {
     blocks
 }
 
+/// Whether the squares reachable from `seed` through `through` touch no square of
+/// `foes`. Stops at the first foe it touches, so an open region costs a step or two.
+#[inline]
+fn sealed_from(seed: Bitboard, through: Bitboard, foes: Bitboard) -> bool {
+    let mut filled = seed;
+    loop {
+        let around = filled.neighbours();
+        if (around & foes).any() {
+            return false;
+        }
+        let next = filled | (around & through);
+        if next == filled {
+            return true;
+        }
+        filled = next;
+    }
+}
+
+/// A Copenhagen move of the defenders (who must be to move in `pos`) that builds an exit
+/// fort at once (TAFL.md 7), if there is one. It looks where a fort can close in one
+/// move and checks each candidate with the rules' own test:
+/// - the king stepping onto an edge square whose region no attacker touches;
+/// - with the king on the edge: a defender put on a square near him that cuts his
+///   region off from every attacker, a capture (of an attacker touching it), or, where
+///   no attacker touches his region already, any move (one that steadies the wall).
+///
+/// A move that both cuts the region and captures is missed, as is a cut more than
+/// three steps from the king: the search still sees those forts one move later.
+fn fort_in_one(pos: &Position, reach: Bitboard) -> Option<Move> {
+    let king_sq = pos.king();
+    let king = Bitboard::from_square(king_sq);
+    let attackers = pos.attackers();
+    let empty = Bitboard::ALL - pos.occupied();
+    let closes = |mv: Move| {
+        let mut after = *pos;
+        after.play_unchecked(mv, tafl::Rules::COPENHAGEN);
+        after.king().is_edge() && after.is_exit_fort()
+    };
+    for to in reach & (Bitboard::EDGE - Bitboard::CORNERS) {
+        if sealed_from(Bitboard::from_square(to), empty | king, attackers) {
+            let mv = Move::new(king_sq, to);
+            if closes(mv) {
+                return Some(mv);
+            }
+        }
+    }
+    if !king_sq.is_edge() {
+        return None;
+    }
+    let mut moves = Vec::new();
+    if sealed_from(king, empty, attackers) {
+        pos.legal_moves_into(&mut moves);
+        return moves
+            .into_iter()
+            .find(|&mv| mv.from != king_sq && closes(mv));
+    }
+    let mut near = king;
+    for _ in 0..3 {
+        near |= near.neighbours();
+    }
+    for to in near & (empty - Bitboard::RESTRICTED) {
+        if sealed_from(king, empty.without(to), attackers) {
+            moves_to(pos, to, false, &mut moves);
+        }
+    }
+    for to in capture_targets(pos) & near.neighbours() {
+        moves_to(pos, to, false, &mut moves);
+    }
+    moves
+        .into_iter()
+        .find(|&mv| mv.from != king_sq && closes(mv))
+}
+
 /// The first piece from `from` in `dir` (exclusive), through empty squares.
 #[inline]
 fn first_piece(from: Square, dir: Direction, occupied: Bitboard) -> Option<Square> {
@@ -716,18 +789,9 @@ impl Evaluator<Tafl> for TaflEval {
     }
 
     fn winning_move(&self, game: &Tafl) -> Option<Move> {
-        if game.outcome().is_some() {
-            return None;
-        }
-        let pos = game.position();
-        if pos.side_to_move() == DEFENDERS {
-            let escape = Escape::of(pos);
-            escape
-                .open_corners()
-                .first()
-                .map(|corner| Move::new(pos.king(), corner))
-        } else {
-            king_capture(pos)
+        match self.threats(game) {
+            Threats::Win(mv) => Some(mv),
+            _ => None,
         }
     }
 
@@ -736,11 +800,15 @@ impl Evaluator<Tafl> for TaflEval {
             return Threats::None;
         }
         let pos = game.position();
+        let copenhagen = game.rules().is_copenhagen();
         // One look at the king serves both questions.
         let escape = Escape::of(pos);
         if pos.side_to_move() == DEFENDERS {
             if let Some(corner) = escape.open_corners().first() {
                 return Threats::Win(Move::new(pos.king(), corner));
+            }
+            if copenhagen && let Some(mv) = fort_in_one(pos, escape.reach) {
+                return Threats::Win(mv);
             }
             if king_capture(pos).is_some() {
                 return Threats::Danger;
@@ -749,7 +817,10 @@ impl Evaluator<Tafl> for TaflEval {
             if let Some(mv) = king_capture(pos) {
                 return Threats::Win(mv);
             }
-            if escape.open_corners().any() {
+            if escape.open_corners().any()
+                || copenhagen
+                    && fort_in_one(&pos.with_side_to_move(DEFENDERS), escape.reach).is_some()
+            {
                 return Threats::Danger;
             }
             if escape.unstoppable().any() {
@@ -762,7 +833,10 @@ impl Evaluator<Tafl> for TaflEval {
     fn in_danger(&self, game: &Tafl) -> bool {
         let pos = game.position();
         if pos.side_to_move() == ATTACKERS {
-            Escape::of(pos).open_corners().any()
+            let escape = Escape::of(pos);
+            escape.open_corners().any()
+                || game.rules().is_copenhagen()
+                    && fort_in_one(&pos.with_side_to_move(DEFENDERS), escape.reach).is_some()
         } else {
             king_capture(pos).is_some()
         }
@@ -770,7 +844,8 @@ impl Evaluator<Tafl> for TaflEval {
 
     fn mark_evasions(&self, game: &Tafl, moves: &[Move], keep: &mut [bool]) {
         let pos = game.position();
-        if pos.side_to_move() != ATTACKERS {
+        // Against a fort in one (no open corner) every move is kept: many can stop it.
+        if pos.side_to_move() != ATTACKERS || Escape::of(pos).open_corners().is_empty() {
             return;
         }
         // The king on the edge cannot be captured: only a piece put between him and the
@@ -1168,5 +1243,100 @@ mod tests {
             .collect();
         assert_eq!(names, ["a3", "k3", "f11"]);
         assert!(escape.threats().contains(sq("f1")));
+    }
+
+    /// Copenhagen, defenders to move, the position one move before a fort in a match
+    /// record (`bench/runs/issue22-fort-vs-0bf0871-copenhagen-100ms`): the king on
+    /// `g11` between defenders, and `g3-g1` closes the wall below him.
+    const BEFORE_FORT: &str =
+        "/5T1K1T1/1t5TTtt/tt4T4/8T2/8T2/1t1T5t1/t3T5t/t9t/11/5t5/3ttttt3/ defenders";
+
+    fn board(attackers: &str, defenders: &str, king: &str, side: game::Player) -> Position {
+        let set = |list: &str| {
+            list.split_whitespace()
+                .fold(Bitboard::EMPTY, |set, name| set.with(sq(name)))
+        };
+        Position::from_pieces(set(attackers), set(defenders), sq(king), side).unwrap()
+    }
+
+    /// The move is a win because it builds a fort, by the rules' own judgement.
+    fn builds_fort(g: &Tafl, mv: Move) -> bool {
+        let mut after = g.clone();
+        after.play(mv);
+        after
+            .outcome()
+            .is_some_and(|o| o.reason == game::EndReason::ExitFort)
+    }
+
+    #[test]
+    fn a_fort_in_one_is_a_win_for_the_defenders_and_a_threat_to_the_attackers() {
+        let eval = TaflEval::default();
+        let g = game(BEFORE_FORT, Rules::COPENHAGEN);
+        let Threats::Win(mv) = eval.threats(&g) else {
+            panic!("{:?}", eval.threats(&g));
+        };
+        assert!(builds_fort(&g, mv), "{mv}");
+        assert_eq!(eval.winning_move(&g), Some(mv));
+
+        // The same board with the attackers to move: they must answer it, and with no
+        // corner open every move is searched (many can stop a fort).
+        let pos = g.position().with_side_to_move(ATTACKERS);
+        let g = Tafl::from_position(Rules::COPENHAGEN, pos);
+        assert_eq!(eval.threats(&g), Threats::Danger);
+        assert!(eval.in_danger(&g));
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let mut keep = vec![true; moves.len()];
+        eval.mark_evasions(&g, &moves, &mut keep);
+        assert!(keep.iter().all(|&k| k));
+
+        // Fetlar has no forts.
+        let g = game(BEFORE_FORT, Rules::FETLAR);
+        assert_eq!(eval.threats(&g), Threats::None);
+        assert!(!eval.in_danger(&Tafl::from_position(Rules::FETLAR, pos)));
+    }
+
+    #[test]
+    fn each_way_a_fort_closes_in_one_move_is_seen() {
+        let eval = TaflEval::default();
+        let cases = [
+            // A defender closes the wall above the king's room (TAFL.md 7, f2).
+            ("a5 k9 b9", "e1 g1 e2 g2 e3 f5", "f1", "f5-f3"),
+            // The king steps from his room onto the edge.
+            ("a5 k9 b9", "e1 g1 e2 g2 e3 f3", "f2", "f2-f1"),
+            // No attacker touches the room; a defender steadies the wall (f3 alone
+            // could be captured).
+            ("a5 k9", "e1 g1 e2 g2 f3 e6", "f1", "e6-e3"),
+            // An attacker in the room, captured against the king by the move that
+            // closes the wall.
+            ("a5 k9 f2", "e1 g1 e2 g2 e3 f5", "f1", "f5-f3"),
+        ];
+        for (attackers, defenders, king, expected) in cases {
+            let pos = board(attackers, defenders, king, DEFENDERS);
+            let g = Tafl::from_position(Rules::COPENHAGEN, pos);
+            assert_eq!(g.outcome(), None, "{pos}");
+            let Threats::Win(mv) = eval.threats(&g) else {
+                panic!("{pos}: {:?}", eval.threats(&g));
+            };
+            assert!(builds_fort(&g, mv), "{pos}: {mv}");
+            let expected = g.parse_move(expected).unwrap();
+            assert!(builds_fort(&g, expected));
+        }
+        // An attacker at the room's door that no move captures or shuts out.
+        let pos = board("a5 k9 f4", "e1 g1 e2 g2 e3", "f1", DEFENDERS);
+        let g = Tafl::from_position(Rules::COPENHAGEN, pos);
+        assert!(!matches!(eval.threats(&g), Threats::Win(_)));
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        assert!(!moves.iter().any(|&mv| builds_fort(&g, mv)));
+    }
+
+    #[test]
+    fn forts_are_no_threat_at_the_start() {
+        let eval = TaflEval::default();
+        let g = Tafl::new(Rules::COPENHAGEN);
+        assert_eq!(eval.threats(&g), Threats::None);
+        let g = Tafl::from_position(Rules::COPENHAGEN, g.position().with_side_to_move(DEFENDERS));
+        assert_eq!(eval.threats(&g), Threats::None);
     }
 }
