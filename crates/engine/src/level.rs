@@ -207,20 +207,23 @@ impl Level {
 /// game's own: the greedy player is 1000 in each, and no game's levels are compared
 /// with another's.
 ///
-/// Fetlar and Copenhagen, levels 1–5: measured again with the learned tafl correction
-/// (2026-11-28, thirteenth session; 20 games a match, 12 for level 5; Fetlar's level 5
-/// with its contempt). Fitted: Fetlar 1159, 1411, 1613, 1772, 1945; Copenhagen 1280,
-/// 1627, 1907, 2255, 2551. Level 6 (3 s a move) was not played again: its rating is
-/// level 5's plus the step measured before the network (Fetlar +97, Copenhagen +296).
+/// Fetlar, levels 1–5: measured again with the learned tafl correction (2026-11-28,
+/// thirteenth session; 20 games a match, 12 for level 5, with its contempt). Fitted:
+/// 1159, 1411, 1613, 1772, 1945. Copenhagen, levels 1–5: measured again with the
+/// search that sees forts in one (2026-11-29, sixteenth session; the same match
+/// sizes): 1280, 1482, 2127, 2772, 3204 (levels 3 and 4 swept the level below 20–0,
+/// so their steps are lower bounds more than measures). Level 6 (3 s a move) was not
+/// played again: its rating is level 5's plus the step measured before the network
+/// (Fetlar +97, Copenhagen +296).
 /// Camelot, whose evaluation the network did not change (2026-11-28; 20 games a match,
 /// 8 for levels 5 and 6 at 3 s a move): 1033, 1285, 1805, 2450, 2942, 3222.
 const RATINGS: [[u32; 3]; 6] = [
     [1150, 1300, 1050],
-    [1400, 1650, 1300],
-    [1600, 1900, 1800],
-    [1750, 2250, 2450],
-    [1950, 2550, 2950],
-    [2050, 2850, 3200],
+    [1400, 1500, 1300],
+    [1600, 2150, 1800],
+    [1750, 2750, 2450],
+    [1950, 3200, 2950],
+    [2050, 3500, 3200],
 ];
 
 impl fmt::Display for Level {
