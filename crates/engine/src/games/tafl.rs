@@ -467,6 +467,13 @@ fn fort_in_one(pos: &Position, reach: Bitboard) -> Option<Move> {
         .find(|&mv| mv.from != king_sq && closes(mv))
 }
 
+/// Whether the attackers (to move in `pos`) must answer a win in one of the defenders:
+/// an open corner, or in Copenhagen a fort in one.
+fn attackers_in_danger(pos: &Position, escape: &Escape, copenhagen: bool) -> bool {
+    escape.open_corners().any()
+        || copenhagen && fort_in_one(&pos.with_side_to_move(DEFENDERS), escape.reach).is_some()
+}
+
 /// The first piece from `from` in `dir` (exclusive), through empty squares.
 #[inline]
 fn first_piece(from: Square, dir: Direction, occupied: Bitboard) -> Option<Square> {
@@ -789,9 +796,24 @@ impl Evaluator<Tafl> for TaflEval {
     }
 
     fn winning_move(&self, game: &Tafl) -> Option<Move> {
-        match self.threats(game) {
-            Threats::Win(mv) => Some(mv),
-            _ => None,
+        if game.outcome().is_some() {
+            return None;
+        }
+        let pos = game.position();
+        if pos.side_to_move() == DEFENDERS {
+            let escape = Escape::of(pos);
+            escape
+                .open_corners()
+                .first()
+                .map(|corner| Move::new(pos.king(), corner))
+                .or_else(|| {
+                    game.rules()
+                        .is_copenhagen()
+                        .then(|| fort_in_one(pos, escape.reach))
+                        .flatten()
+                })
+        } else {
+            king_capture(pos)
         }
     }
 
@@ -817,10 +839,7 @@ impl Evaluator<Tafl> for TaflEval {
             if let Some(mv) = king_capture(pos) {
                 return Threats::Win(mv);
             }
-            if escape.open_corners().any()
-                || copenhagen
-                    && fort_in_one(&pos.with_side_to_move(DEFENDERS), escape.reach).is_some()
-            {
+            if attackers_in_danger(pos, &escape, copenhagen) {
                 return Threats::Danger;
             }
             if escape.unstoppable().any() {
@@ -833,10 +852,7 @@ impl Evaluator<Tafl> for TaflEval {
     fn in_danger(&self, game: &Tafl) -> bool {
         let pos = game.position();
         if pos.side_to_move() == ATTACKERS {
-            let escape = Escape::of(pos);
-            escape.open_corners().any()
-                || game.rules().is_copenhagen()
-                    && fort_in_one(&pos.with_side_to_move(DEFENDERS), escape.reach).is_some()
+            attackers_in_danger(pos, &Escape::of(pos), game.rules().is_copenhagen())
         } else {
             king_capture(pos).is_some()
         }
