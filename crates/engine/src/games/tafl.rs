@@ -467,6 +467,16 @@ fn fort_in_one(pos: &Position, reach: Bitboard) -> Option<Move> {
         .find(|&mv| mv.from != king_sq && closes(mv))
 }
 
+/// The defenders' win in one (they are to move in `pos`): the king to an open corner, or
+/// in Copenhagen a move that closes a fort.
+fn defenders_win_in_one(pos: &Position, escape: &Escape, copenhagen: bool) -> Option<Move> {
+    escape
+        .open_corners()
+        .first()
+        .map(|corner| Move::new(pos.king(), corner))
+        .or_else(|| copenhagen.then(|| fort_in_one(pos, escape.reach)).flatten())
+}
+
 /// Whether the attackers (to move in `pos`) must answer a win in one of the defenders:
 /// an open corner, or in Copenhagen a fort in one.
 fn attackers_in_danger(pos: &Position, escape: &Escape, copenhagen: bool) -> bool {
@@ -801,17 +811,7 @@ impl Evaluator<Tafl> for TaflEval {
         }
         let pos = game.position();
         if pos.side_to_move() == DEFENDERS {
-            let escape = Escape::of(pos);
-            escape
-                .open_corners()
-                .first()
-                .map(|corner| Move::new(pos.king(), corner))
-                .or_else(|| {
-                    game.rules()
-                        .is_copenhagen()
-                        .then(|| fort_in_one(pos, escape.reach))
-                        .flatten()
-                })
+            defenders_win_in_one(pos, &Escape::of(pos), game.rules().is_copenhagen())
         } else {
             king_capture(pos)
         }
@@ -826,10 +826,7 @@ impl Evaluator<Tafl> for TaflEval {
         // One look at the king serves both questions.
         let escape = Escape::of(pos);
         if pos.side_to_move() == DEFENDERS {
-            if let Some(corner) = escape.open_corners().first() {
-                return Threats::Win(Move::new(pos.king(), corner));
-            }
-            if copenhagen && let Some(mv) = fort_in_one(pos, escape.reach) {
+            if let Some(mv) = defenders_win_in_one(pos, &escape, copenhagen) {
                 return Threats::Win(mv);
             }
             if king_capture(pos).is_some() {
