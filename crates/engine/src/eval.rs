@@ -12,8 +12,21 @@ use game::Game;
 /// The defaults make any [`Game`] searchable with nothing but an evaluation: captures
 /// (from [`Game::captures`]) are the forcing moves and there are no threats.
 pub trait Evaluator<G: Game>: Send + Sync {
+    /// What an evaluation keeps from one call to the next in one search thread, to
+    /// update rather than recompute (tafl: the network's accumulator and the position
+    /// it belongs to). `()` for an evaluation that keeps nothing.
+    type Memo: Default + Send;
+
     /// The static evaluation of a position whose game is not over.
     fn evaluate(&self, game: &G) -> i32;
+
+    /// The same value as [`Evaluator::evaluate`], computed with the help of `memo`,
+    /// which the previous call of this search thread left (for any position: the
+    /// search evaluates positions a move or two apart, so the update is small) and
+    /// which this call leaves for the next.
+    fn evaluate_with(&self, game: &G, _memo: &mut Self::Memo) -> i32 {
+        self.evaluate(game)
+    }
 
     /// A legal move that ends the game at once in favour of the side to move, if there
     /// is one that is cheap to see (tafl: the king reaching a corner, the king captured).

@@ -537,6 +537,8 @@ struct Worker<'a, G: Game, E: Evaluator<G>> {
     /// iteration: the root search looks only at the rest.
     pv_start: usize,
     lmr: Vec<[u8; 64]>,
+    /// What the evaluation keeps between calls ([`Evaluator::evaluate_with`]).
+    memo: E::Memo,
 }
 
 impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
@@ -587,6 +589,7 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
             multi_pv: 1,
             pv_start: 0,
             lmr,
+            memo: E::Memo::default(),
         }
     }
 
@@ -636,8 +639,8 @@ impl<'a, G: Game, E: Evaluator<G>> Worker<'a, G, E> {
         }
     }
 
-    fn static_eval(&self) -> i32 {
-        let eval = self.eval.evaluate(&self.game);
+    fn static_eval(&mut self) -> i32 {
+        let eval = self.eval.evaluate_with(&self.game, &mut self.memo);
         if self.settings.noise == 0 {
             return eval;
         }

@@ -40,6 +40,7 @@ impl<E: Default> Failing<E> {
 }
 
 impl<G: Game, E: Evaluator<G>> Evaluator<G> for Failing<E> {
+    type Memo = ();
     fn evaluate(&self, game: &G) -> i32 {
         self.calls.fetch_add(1, Ordering::Relaxed);
         if self.armed.load(Ordering::Relaxed)

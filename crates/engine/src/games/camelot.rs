@@ -439,6 +439,8 @@ impl CamelotEval {
 }
 
 impl Evaluator<Camelot> for CamelotEval {
+    type Memo = ();
+
     fn evaluate(&self, game: &Camelot) -> i32 {
         let pos = game.position();
         let mut score = self.white_score(pos);

@@ -23,7 +23,7 @@ use game::Game;
 use tafl::{ATTACKERS, Bitboard, DEFENDERS, Direction, Move, Position, Square, Tafl};
 
 use crate::eval::{Evaluator, Threats};
-use crate::games::tafl_net::TaflNet;
+use crate::games::tafl_net::{TaflMemo, TaflNet};
 
 /// The weights of the tafl evaluation, from the defenders' side (a positive weight helps
 /// the defenders). Units: an attacker is worth [`TaflWeights::attacker`].
@@ -786,8 +786,9 @@ impl TaflEval {
     }
 }
 
-impl Evaluator<Tafl> for TaflEval {
-    fn evaluate(&self, game: &Tafl) -> i32 {
+impl TaflEval {
+    /// [`Evaluator::evaluate`], the network's accumulator updated from `memo` if given.
+    fn evaluate_memo(&self, game: &Tafl, memo: Option<&mut TaflMemo>) -> i32 {
         let pos = game.position();
         let copenhagen = game.rules().is_copenhagen();
         let mut score = self.defenders_score(pos, copenhagen);
@@ -796,13 +797,28 @@ impl Evaluator<Tafl> for TaflEval {
         if let Some(net) = self.net
             && pos.defenders().count() as i32 > self.weights.endgame_defenders
         {
-            score += net.defenders_correction(pos, copenhagen);
+            score += match memo {
+                Some(memo) => net.defenders_correction_with(pos, copenhagen, memo),
+                None => net.defenders_correction(pos, copenhagen),
+            };
         }
         if pos.side_to_move() == DEFENDERS {
             score + self.weights.tempo
         } else {
             self.weights.tempo - score
         }
+    }
+}
+
+impl Evaluator<Tafl> for TaflEval {
+    type Memo = TaflMemo;
+
+    fn evaluate(&self, game: &Tafl) -> i32 {
+        self.evaluate_memo(game, None)
+    }
+
+    fn evaluate_with(&self, game: &Tafl, memo: &mut TaflMemo) -> i32 {
+        self.evaluate_memo(game, Some(memo))
     }
 
     fn winning_move(&self, game: &Tafl) -> Option<Move> {
@@ -1089,6 +1105,31 @@ mod tests {
                     check_hooks(&g);
                     g.undo();
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_search_s_updated_evaluation_is_the_evaluation() {
+        // As the search calls it: one memo, every reply tried and taken back, along an
+        // archive game down to its few last defenders (where the network stops).
+        let eval = TaflEval::default();
+        let mut memo = TaflMemo::default();
+        for rules in [Rules::COPENHAGEN, Rules::FETLAR] {
+            let mut g = Tafl::new(rules.with_repetition(false));
+            let line = "a8-e8 d6-d8xe8 d11-d9 e6-d6 a7-d7xd8 f8-d8xd7 a6-a7 e7-b7 e11-b11 e5-b5xb6 d1-b1 d6-a6 h11-h7 g5-g3 f2-f3 d8-a8xa7xa7";
+            for text in line.split_whitespace() {
+                let mut legal = Vec::new();
+                g.legal_moves(&mut legal);
+                for &reply in &legal {
+                    g.play(reply);
+                    if g.outcome().is_none() {
+                        assert_eq!(eval.evaluate_with(&g, &mut memo), eval.evaluate(&g));
+                    }
+                    g.undo();
+                }
+                g.play(g.parse_move(text).unwrap());
+                assert_eq!(eval.evaluate_with(&g, &mut memo), eval.evaluate(&g));
             }
         }
     }

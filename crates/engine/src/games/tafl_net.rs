@@ -18,7 +18,7 @@
 //! assert_eq!(TaflNet::from_bytes(&net.to_bytes()).unwrap(), net);
 //! ```
 
-use tafl::Position;
+use tafl::{Bitboard, Position};
 
 pub use crate::nnue::{Accumulator, HIDDEN, NetError, OUTPUT_POINTS, QA, QB};
 use crate::nnue::{Network, Shape};
@@ -83,6 +83,104 @@ impl Network<TaflShape> {
     #[must_use]
     pub fn defenders_correction(&self, pos: &Position, copenhagen: bool) -> i32 {
         self.output(&self.accumulate(pos, copenhagen))
+    }
+
+    /// The same as [`Network::defenders_correction`], with the accumulator updated from
+    /// the one `memo` holds (of whatever position this network evaluated last with it)
+    /// by the pieces that differ, instead of summed afresh. `memo` then holds this
+    /// position's. The search evaluates positions a move or two apart, so an update is
+    /// a handful of rows against forty; beyond [`MAX_UPDATE`] changed features, or with
+    /// another network or other rules, the accumulator is summed afresh.
+    pub fn defenders_correction_with(
+        &self,
+        pos: &Position,
+        copenhagen: bool,
+        memo: &mut TaflMemo,
+    ) -> i32 {
+        let now = MemoKey::of(self, pos, copenhagen);
+        let acc = match memo.last.take() {
+            Some((then, mut acc)) if then.changes_to(&now).is_some_and(|n| n <= MAX_UPDATE) => {
+                then.update(&now, self, &mut acc);
+                acc
+            }
+            _ => self.accumulate(pos, copenhagen),
+        };
+        memo.last = Some((now, acc));
+        self.output(&acc)
+    }
+}
+
+/// Beyond this many changed features, [`Network::defenders_correction_with`] sums the
+/// accumulator afresh (about forty rows) rather than updating it.
+pub const MAX_UPDATE: u32 = 16;
+
+/// A tafl network's accumulator kept from one evaluation to the next, with the position
+/// it is of ([`Network::defenders_correction_with`]; the search keeps one per thread).
+#[derive(Clone, Debug, Default)]
+pub struct TaflMemo {
+    last: Option<(MemoKey, Accumulator)>,
+}
+
+/// What an accumulator depends on: the network, the pieces, the side to move and the
+/// rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MemoKey {
+    /// The network's address: a memo filled by one network is never used by another.
+    net: usize,
+    attackers: Bitboard,
+    defenders: Bitboard,
+    king: usize,
+    defenders_to_move: bool,
+    copenhagen: bool,
+}
+
+impl MemoKey {
+    fn of(net: &TaflNet, pos: &Position, copenhagen: bool) -> MemoKey {
+        MemoKey {
+            net: std::ptr::from_ref(net) as usize,
+            attackers: pos.attackers(),
+            defenders: pos.defenders(),
+            king: pos.king().index(),
+            defenders_to_move: pos.side_to_move() == tafl::DEFENDERS,
+            copenhagen,
+        }
+    }
+
+    /// How many features differ between the two positions, if one accumulator can be
+    /// updated into the other at all (the same network and rules).
+    fn changes_to(&self, now: &MemoKey) -> Option<u32> {
+        (self.net == now.net && self.copenhagen == now.copenhagen).then(|| {
+            (self.attackers.0 ^ now.attackers.0).count_ones()
+                + (self.defenders.0 ^ now.defenders.0).count_ones()
+                + 2 * u32::from(self.king != now.king)
+                + u32::from(self.defenders_to_move != now.defenders_to_move)
+        })
+    }
+
+    /// Turns `acc`, this position's accumulator, into `now`'s.
+    fn update(&self, now: &MemoKey, net: &TaflNet, acc: &mut Accumulator) {
+        for (then, now, base) in [
+            (self.attackers, now.attackers, 0),
+            (self.defenders, now.defenders, SQUARES),
+        ] {
+            for sq in then - now {
+                acc.remove(net, base + sq.index());
+            }
+            for sq in now - then {
+                acc.add(net, base + sq.index());
+            }
+        }
+        if self.king != now.king {
+            acc.remove(net, 2 * SQUARES + self.king);
+            acc.add(net, 2 * SQUARES + now.king);
+        }
+        if self.defenders_to_move != now.defenders_to_move {
+            if now.defenders_to_move {
+                acc.add(net, DEFENDERS_TO_MOVE);
+            } else {
+                acc.remove(net, DEFENDERS_TO_MOVE);
+            }
+        }
     }
 }
 
@@ -271,6 +369,55 @@ mod tests {
                 .for_each(|&f| acc.add(&net, f));
             assert_eq!(acc, net.accumulate(after, true));
         }
+    }
+
+    #[test]
+    fn a_memo_updated_from_any_earlier_position_gives_the_correction_built_afresh() {
+        // Two networks and both rules share one memo, as a search thread's would be
+        // shared if it were misused: each answer must still be the network's own.
+        let one = sample_net();
+        let mut two = sample_net();
+        two.w2.iter_mut().for_each(|w| *w = -*w / 2 + 7);
+        two.w1[DEFENDERS_TO_MOVE].iter_mut().for_each(|w| *w += 11);
+        let mut memo = TaflMemo::default();
+        let mut state = 11u64;
+        let mut moves = Vec::new();
+        let (mut updated, mut afresh) = (0, 0);
+        for rules in [tafl::Rules::COPENHAGEN, tafl::Rules::FETLAR] {
+            let copenhagen = rules.is_copenhagen();
+            let mut game = tafl::Tafl::new(rules);
+            for step in 0..600 {
+                let (s, r) = game::splitmix64(state);
+                state = s;
+                // Mostly forward, sometimes back (as the search does), and now and
+                // then back to the start (a jump too far to update).
+                if step % 97 == 96 {
+                    game = tafl::Tafl::new(rules);
+                } else if r % 10 < 3 {
+                    // Nothing to take back at the start: the same position again.
+                    let _ = game::Game::undo(&mut game);
+                } else if game::Game::outcome(&game).is_none() {
+                    moves.clear();
+                    game::Game::legal_moves(&game, &mut moves);
+                    game::Game::play(&mut game, moves[(r >> 8) as usize % moves.len()]);
+                }
+                let net = if (r >> 40) % 7 == 0 { &two } else { &one };
+                let pos = game.position();
+                let before = memo.last.map(|(key, _)| key);
+                let now = MemoKey::of(net, pos, copenhagen);
+                match before.and_then(|key| key.changes_to(&now)) {
+                    Some(n) if n <= MAX_UPDATE => updated += 1,
+                    _ => afresh += 1,
+                }
+                assert_eq!(
+                    net.defenders_correction_with(pos, copenhagen, &mut memo),
+                    net.defenders_correction(pos, copenhagen),
+                    "step {step} of {rules:?}"
+                );
+            }
+        }
+        assert!(updated > 900, "most answers are updates: {updated}");
+        assert!(afresh > 100, "and some are built afresh: {afresh}");
     }
 
     #[test]
