@@ -786,9 +786,15 @@ impl TaflEval {
     }
 }
 
-impl TaflEval {
-    /// [`Evaluator::evaluate`], the network's accumulator updated from `memo` if given.
-    fn evaluate_memo(&self, game: &Tafl, memo: Option<&mut TaflMemo>) -> i32 {
+impl Evaluator<Tafl> for TaflEval {
+    type Memo = TaflMemo;
+
+    fn evaluate(&self, game: &Tafl) -> i32 {
+        // An empty memo: the network's accumulator is summed afresh.
+        self.evaluate_with(game, &mut TaflMemo::default())
+    }
+
+    fn evaluate_with(&self, game: &Tafl, memo: &mut TaflMemo) -> i32 {
         let pos = game.position();
         let copenhagen = game.rules().is_copenhagen();
         let mut score = self.defenders_score(pos, copenhagen);
@@ -797,28 +803,13 @@ impl TaflEval {
         if let Some(net) = self.net
             && pos.defenders().count() as i32 > self.weights.endgame_defenders
         {
-            score += match memo {
-                Some(memo) => net.defenders_correction_with(pos, copenhagen, memo),
-                None => net.defenders_correction(pos, copenhagen),
-            };
+            score += net.defenders_correction_with(pos, copenhagen, memo);
         }
         if pos.side_to_move() == DEFENDERS {
             score + self.weights.tempo
         } else {
             self.weights.tempo - score
         }
-    }
-}
-
-impl Evaluator<Tafl> for TaflEval {
-    type Memo = TaflMemo;
-
-    fn evaluate(&self, game: &Tafl) -> i32 {
-        self.evaluate_memo(game, None)
-    }
-
-    fn evaluate_with(&self, game: &Tafl, memo: &mut TaflMemo) -> i32 {
-        self.evaluate_memo(game, Some(memo))
     }
 
     fn winning_move(&self, game: &Tafl) -> Option<Move> {

@@ -32,6 +32,11 @@ pub const FEATURES: usize = 3 * SQUARES + 2;
 pub const COPENHAGEN_FEATURE: usize = 3 * SQUARES;
 /// The feature that is present with the defenders to move.
 pub const DEFENDERS_TO_MOVE: usize = 3 * SQUARES + 1;
+/// The first feature of each piece kind: an attacker, a defender or the king on square
+/// `i` is feature `base + i`.
+const ATTACKER_BASE: usize = 0;
+const DEFENDER_BASE: usize = SQUARES;
+const KING_BASE: usize = 2 * SQUARES;
 
 /// The network the engine plays with (`src/games/tafl.net`, embedded in the binary;
 /// `--example train_net --out` writes such a file).
@@ -150,8 +155,8 @@ impl MemoKey {
     /// updated into the other at all (the same network and rules).
     fn changes_to(&self, now: &MemoKey) -> Option<u32> {
         (self.net == now.net && self.copenhagen == now.copenhagen).then(|| {
-            (self.attackers.0 ^ now.attackers.0).count_ones()
-                + (self.defenders.0 ^ now.defenders.0).count_ones()
+            ((self.attackers - now.attackers) | (now.attackers - self.attackers)).count()
+                + ((self.defenders - now.defenders) | (now.defenders - self.defenders)).count()
                 + 2 * u32::from(self.king != now.king)
                 + u32::from(self.defenders_to_move != now.defenders_to_move)
         })
@@ -160,8 +165,8 @@ impl MemoKey {
     /// Turns `acc`, this position's accumulator, into `now`'s.
     fn update(&self, now: &MemoKey, net: &TaflNet, acc: &mut Accumulator) {
         for (then, now, base) in [
-            (self.attackers, now.attackers, 0),
-            (self.defenders, now.defenders, SQUARES),
+            (self.attackers, now.attackers, ATTACKER_BASE),
+            (self.defenders, now.defenders, DEFENDER_BASE),
         ] {
             for sq in then - now {
                 acc.remove(net, base + sq.index());
@@ -171,8 +176,8 @@ impl MemoKey {
             }
         }
         if self.king != now.king {
-            acc.remove(net, 2 * SQUARES + self.king);
-            acc.add(net, 2 * SQUARES + now.king);
+            acc.remove(net, KING_BASE + self.king);
+            acc.add(net, KING_BASE + now.king);
         }
         if self.defenders_to_move != now.defenders_to_move {
             if now.defenders_to_move {
@@ -188,12 +193,12 @@ impl MemoKey {
 /// the rules and the side to move.
 pub fn for_each_feature(pos: &Position, copenhagen: bool, mut f: impl FnMut(usize)) {
     for sq in pos.attackers() {
-        f(sq.index());
+        f(ATTACKER_BASE + sq.index());
     }
     for sq in pos.defenders() {
-        f(SQUARES + sq.index());
+        f(DEFENDER_BASE + sq.index());
     }
-    f(2 * SQUARES + pos.king().index());
+    f(KING_BASE + pos.king().index());
     if copenhagen {
         f(COPENHAGEN_FEATURE);
     }
