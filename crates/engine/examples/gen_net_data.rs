@@ -13,7 +13,8 @@
 //! `--openings FILE` (default `bench/openings/tafl.txt`, or `camelot.txt` beside it),
 //! `--jobs N` (games at once), `--out FILE` (appended to), `--net embedded|none|FILE`
 //! (the learned correction the engine plays with: by default what it plays with; the
-//! embedded networks were trained on data made with `none`). A given set of options
+//! first tafl network was trained on data made with `none`, the embedded one, the
+//! second, on data made with the first). A given set of options
 //! always writes the same games.
 
 use std::io::Write;
