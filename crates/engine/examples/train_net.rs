@@ -12,7 +12,8 @@
 //! step), `--lambda X` (the result's share of the target; the rest is the search's
 //! score), `--seed N`, `--scale POINTS` (points per logistic unit; fitted to the
 //! results by default), `--center yes` (take the mean correction off, so that the
-//! network moves positions against each other and not against a draw), `--out FILE`. Every tenth game is held out; the network with the
+//! network moves positions against each other and not against a draw), `--center start`
+//! (shift it so that the starts of the games in the data are even on average), `--out FILE`. Every tenth game is held out; the network with the
 //! lowest held-out loss is written. The same data and options give the same file,
 //! whatever the order in which the games were written (the records are taken in the
 //! order of their game numbers).
@@ -21,7 +22,9 @@ use std::time::Instant;
 
 use camelot::Camelot;
 use engine::nnue::OUTPUT_POINTS;
-use engine::train::{NetGame, Record, Sample, TrainOptions, fit_scale, loss, train};
+use engine::train::{
+    FloatNet, NetGame, Record, Sample, TrainOptions, fit_scale, loss, start_values, train,
+};
 use game::GameKind;
 use tafl::Tafl;
 
@@ -31,7 +34,7 @@ fn run() -> Result<(), String> {
     let mut out = None;
     let mut options = TrainOptions::default();
     let mut fixed_scale = false;
-    let mut center = false;
+    let mut center = Center::No;
     for pair in args.chunks(2) {
         let [name, value] = pair else {
             return Err(format!("{} needs a value", pair[0]));
@@ -51,9 +54,12 @@ fn run() -> Result<(), String> {
             }
             "--center" => {
                 center = match value.as_str() {
-                    "yes" => true,
-                    "no" => false,
-                    other => return Err(format!("--center takes yes or no, not {other:?}")),
+                    "yes" => Center::Mean,
+                    "start" => Center::Start,
+                    "no" => Center::No,
+                    other => {
+                        return Err(format!("--center takes yes, start or no, not {other:?}"));
+                    }
                 }
             }
             other => return Err(format!("unknown option {other}")),
@@ -92,10 +98,20 @@ fn run() -> Result<(), String> {
     }
 }
 
+/// What the output's bias is shifted by once the network is fitted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Center {
+    No,
+    /// The mean correction on the held-out positions is taken off.
+    Mean,
+    /// The start of each game in the data is evaluated even (their mean).
+    Start,
+}
+
 struct Setup {
     options: TrainOptions,
     fixed_scale: bool,
-    center: bool,
+    center: Center,
     out: String,
     started: Instant,
 }
@@ -152,10 +168,25 @@ fn fit<G: NetGame>(records: &[Record], setup: Setup) -> Result<(), String> {
     let mean = corrections.iter().sum::<f64>() / n;
     let sd = (corrections.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / n).sqrt();
     eprintln!("the correction on the held-out positions: mean {mean:+.0} points, sd {sd:.0}");
+    let mut kinds: Vec<GameKind> = records.iter().map(|r| r.kind).collect();
+    kinds.sort_by_key(|kind| kind.to_string());
+    kinds.dedup();
+    let starts = |net: &FloatNet<G::Shape>| start_values::<G>(net, &eval, &kinds);
     let mut net = net;
-    if center {
-        net.b2 -= (mean / OUTPUT_POINTS as f64) as f32;
-        eprintln!("centred: the mean correction taken off the output's bias");
+    let shift = match center {
+        Center::No => 0.0,
+        Center::Mean => mean,
+        Center::Start => {
+            let values = starts(&net)?;
+            values.iter().map(|(_, v)| v).sum::<f64>() / values.len().max(1) as f64
+        }
+    };
+    net.b2 -= (shift / OUTPUT_POINTS as f64) as f32;
+    if center != Center::No {
+        eprintln!("centred: {shift:+.0} points taken off the output's bias");
+    }
+    for (kind, value) in starts(&net)? {
+        eprintln!("the start of {kind}: {value:+.0} points for the labelled side");
     }
     std::fs::write(&out, net.quantize().to_bytes()).map_err(|e| format!("{out}: {e}"))?;
     eprintln!("wrote {out} in {:.1?}", started.elapsed());

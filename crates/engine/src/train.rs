@@ -44,6 +44,8 @@ pub trait NetGame: EngineGame {
 
     /// The game in the kind and from the position string of a record.
     fn from_record(kind: GameKind, position: &str) -> Result<Self, String>;
+    /// The start of a game of `kind`, if it is one of this game's kinds.
+    fn start(kind: GameKind) -> Result<Self, String>;
     /// Calls `f` with each feature of the current position.
     fn for_each_feature(&self, f: impl FnMut(usize));
     /// `eval` without its learned part.
@@ -70,6 +72,14 @@ impl NetGame for Tafl {
         Ok(Tafl::from_position(rules, position))
     }
 
+    fn start(kind: GameKind) -> Result<Tafl, String> {
+        match kind {
+            GameKind::Copenhagen => Ok(Tafl::new(Rules::COPENHAGEN)),
+            GameKind::Fetlar => Ok(Tafl::new(Rules::FETLAR)),
+            GameKind::Camelot => Err("Camelot is not a tafl game".into()),
+        }
+    }
+
     fn for_each_feature(&self, f: impl FnMut(usize)) {
         tafl_net::for_each_feature(self.position(), self.rules().is_copenhagen(), f);
     }
@@ -92,6 +102,13 @@ impl NetGame for Camelot {
             return Err(format!("a {kind} record among Camelot ones"));
         }
         Camelot::from_position_string(position).map_err(|e| e.to_string())
+    }
+
+    fn start(kind: GameKind) -> Result<Camelot, String> {
+        match kind {
+            GameKind::Camelot => Ok(Camelot::start()),
+            other => Err(format!("{other} is not Camelot")),
+        }
     }
 
     fn for_each_feature(&self, f: impl FnMut(usize)) {
@@ -274,22 +291,47 @@ impl Sample {
     /// terms miss).
     pub fn of<G: NetGame>(record: &Record, eval: &G::Evaluator) -> Result<Sample, String> {
         let game = G::from_record(record.kind, &record.position)?;
-        let mut features = Vec::with_capacity(48);
-        game.for_each_feature(|f| features.push(f as u16));
-        let own = G::hand_set(eval).evaluate(&game);
-        let hand = if game.to_move() == G::LABELLED {
-            own
-        } else {
-            -own
-        };
+        let (features, hand) = Sample::inputs(&game, eval);
         Ok(Sample {
             features,
-            hand: hand as f32,
+            hand,
             score: record.score as f32,
             result: record.result,
             validation: record.game.is_multiple_of(10),
         })
     }
+
+    /// The features present in `game` and its hand-set evaluation by `eval`, for the
+    /// labelled side: what the fit sees of a position.
+    pub fn inputs<G: NetGame>(game: &G, eval: &G::Evaluator) -> (Vec<u16>, f32) {
+        let mut features = Vec::with_capacity(48);
+        game.for_each_feature(|f| features.push(f as u16));
+        let own = G::hand_set(eval).evaluate(game);
+        let hand = if game.to_move() == G::LABELLED {
+            own
+        } else {
+            -own
+        };
+        (features, hand as f32)
+    }
+}
+
+/// The evaluation of the start of each game of `kinds`, the hand-set terms of `eval`
+/// and `net` together, in points for the labelled side: what `train_net --center
+/// start` makes even on average (the output's bias shifted by their mean).
+pub fn start_values<G: NetGame>(
+    net: &FloatNet<G::Shape>,
+    eval: &G::Evaluator,
+    kinds: &[GameKind],
+) -> Result<Vec<(GameKind, f64)>, String> {
+    kinds
+        .iter()
+        .map(|&kind| {
+            let (features, hand) = Sample::inputs(&G::start(kind)?, eval);
+            let correction = net.output(&features, 0) * OUTPUT_POINTS as f32;
+            Ok((kind, f64::from(hand + correction)))
+        })
+        .collect()
 }
 
 /// The network in floating point, as it is trained.
@@ -702,5 +744,31 @@ mod tests {
         let (scale, shift) = fit_scale(&samples, &TrainOptions::default());
         assert!((100.0..=2000.0).contains(&scale));
         assert!((-1500.0..=1500.0).contains(&shift));
+    }
+
+    #[test]
+    fn centred_on_the_starts_the_starts_are_even_on_average() {
+        let eval = TaflEval::default();
+        let kinds = [GameKind::Copenhagen, GameKind::Fetlar];
+        let mut net = FloatNet::<TaflShape>::new(5);
+        net.b2 += 0.5;
+        let mean = |values: &[(GameKind, f64)]| {
+            values.iter().map(|(_, v)| v).sum::<f64>() / values.len() as f64
+        };
+        let before = start_values::<Tafl>(&net, &eval, &kinds).unwrap();
+        assert_eq!(before.len(), 2);
+        // Each start is the hand-set evaluation plus the correction, for the defenders
+        // (the attackers move first).
+        let (features, hand) = Sample::inputs(&Tafl::new(Rules::FETLAR), &eval);
+        let own = TaflEval::with_weights(eval.weights).evaluate(&Tafl::new(Rules::FETLAR));
+        assert_eq!(hand, -own as f32);
+        let fetlar = f64::from(hand + net.output(&features, 0) * OUTPUT_POINTS as f32);
+        assert!((before[1].1 - fetlar).abs() < 1e-3);
+        net.b2 -= (mean(&before) / OUTPUT_POINTS as f64) as f32;
+        let after = start_values::<Tafl>(&net, &eval, &kinds).unwrap();
+        assert!(mean(&after).abs() < 0.5, "{after:?}");
+        // The two differ by what the network and the terms see between the rules.
+        assert!(((after[0].1 - after[1].1) - (before[0].1 - before[1].1)).abs() < 1e-3);
+        assert!(start_values::<Tafl>(&net, &eval, &[GameKind::Camelot]).is_err());
     }
 }
