@@ -12,9 +12,10 @@
 //! step), `--lambda X` (the result's share of the target; the rest is the search's
 //! score), `--seed N`, `--scale POINTS` (points per logistic unit; fitted to the
 //! results by default), `--center yes` (take the mean correction off, so that the
-//! network moves positions against each other and not against a draw), `--center start`
-//! (shift it so that the starts of the games in the data are even on average), `--out FILE`. Every tenth game is held out; the network with the
-//! lowest held-out loss is written. The same data and options give the same file,
+//! network moves positions against each other and not against a draw), `--center
+//! start` (shift it so that the starts of the games in the data are even on average),
+//! `--out FILE`. Every tenth game is held out; the network with the lowest held-out
+//! loss is written. The same data and options give the same file,
 //! whatever the order in which the games were written (the records are taken in the
 //! order of their game numbers).
 
@@ -23,7 +24,7 @@ use std::time::Instant;
 use camelot::Camelot;
 use engine::nnue::OUTPUT_POINTS;
 use engine::train::{
-    FloatNet, NetGame, Record, Sample, TrainOptions, fit_scale, loss, start_values, train,
+    NetGame, Record, Sample, TrainOptions, center_on_starts, fit_scale, loss, start_values, train,
 };
 use game::GameKind;
 use tafl::Tafl;
@@ -171,21 +172,19 @@ fn fit<G: NetGame>(records: &[Record], setup: Setup) -> Result<(), String> {
     let mut kinds: Vec<GameKind> = records.iter().map(|r| r.kind).collect();
     kinds.sort_by_key(|kind| kind.to_string());
     kinds.dedup();
-    let starts = |net: &FloatNet<G::Shape>| start_values::<G>(net, &eval, &kinds);
     let mut net = net;
     let shift = match center {
         Center::No => 0.0,
-        Center::Mean => mean,
-        Center::Start => {
-            let values = starts(&net)?;
-            values.iter().map(|(_, v)| v).sum::<f64>() / values.len().max(1) as f64
+        Center::Mean => {
+            net.b2 -= (mean / OUTPUT_POINTS as f64) as f32;
+            mean
         }
+        Center::Start => center_on_starts::<G>(&mut net, &eval, &kinds)?,
     };
-    net.b2 -= (shift / OUTPUT_POINTS as f64) as f32;
     if center != Center::No {
         eprintln!("centred: {shift:+.0} points taken off the output's bias");
     }
-    for (kind, value) in starts(&net)? {
+    for (kind, value) in start_values::<G>(&net, &eval, &kinds)? {
         eprintln!("the start of {kind}: {value:+.0} points for the labelled side");
     }
     std::fs::write(&out, net.quantize().to_bytes()).map_err(|e| format!("{out}: {e}"))?;

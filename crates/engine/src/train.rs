@@ -334,6 +334,19 @@ pub fn start_values<G: NetGame>(
         .collect()
 }
 
+/// Shifts `net`'s output bias so that the starts of the games of `kinds` are even on
+/// average ([`start_values`]); returns the points taken off (`train_net --center start`).
+pub fn center_on_starts<G: NetGame>(
+    net: &mut FloatNet<G::Shape>,
+    eval: &G::Evaluator,
+    kinds: &[GameKind],
+) -> Result<f64, String> {
+    let values = start_values::<G>(net, eval, kinds)?;
+    let shift = values.iter().map(|(_, v)| v).sum::<f64>() / values.len().max(1) as f64;
+    net.b2 -= (shift / OUTPUT_POINTS as f64) as f32;
+    Ok(shift)
+}
+
 /// The network in floating point, as it is trained.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet<S> {
@@ -764,7 +777,8 @@ mod tests {
         assert_eq!(hand, -own as f32);
         let fetlar = f64::from(hand + net.output(&features, 0) * OUTPUT_POINTS as f32);
         assert!((before[1].1 - fetlar).abs() < 1e-3);
-        net.b2 -= (mean(&before) / OUTPUT_POINTS as f64) as f32;
+        let shift = center_on_starts::<Tafl>(&mut net, &eval, &kinds).unwrap();
+        assert!((shift - mean(&before)).abs() < 1e-9);
         let after = start_values::<Tafl>(&net, &eval, &kinds).unwrap();
         assert!(mean(&after).abs() < 0.5, "{after:?}");
         // The two differ by what the network and the terms see between the rules.
