@@ -3,12 +3,12 @@
 //!
 //! | level | name       | search                  | noise | picks among moves within | about (Fetlar, Copenhagen, Camelot) |
 //! |-------|------------|-------------------------|-------|--------------------------|------|
-//! | 1     | `beginner` | 1 ply + quiescence      | ±60   | 120 of the best          | 1000, 1000, 1050 |
-//! | 2     | `casual`   | 2 plies                 | ±40   | 60                       | 1200, 1350, 1300 |
-//! | 3     | `club`     | 4 plies, ≤ 40k nodes    | ±15   | 20                       | 1400, 1800, 1800 |
-//! | 4     | `expert`   | ≤ 150k nodes            | ±8    | 10                       | 1550, 2000, 2450 |
-//! | 5     | `master`   | ≤ 1M nodes              | —     | best only                | 1900, 2350, 2950 |
-//! | 6     | `maximum`  | everything the limits allow | — | best only                | 2000, 2650, 3200 (3 s a move) |
+//! | 1     | `beginner` | 1 ply + quiescence      | ±60   | 120 of the best          | 1150, 1300, 1050 |
+//! | 2     | `casual`   | 2 plies                 | ±40   | 60                       | 1400, 1500, 1300 |
+//! | 3     | `club`     | 4 plies, ≤ 40k nodes    | ±15   | 20                       | 1600, 2150, 1800 |
+//! | 4     | `expert`   | ≤ 150k nodes            | ±8    | 10                       | 1750, 2750, 2450 |
+//! | 5     | `master`   | ≤ 1M nodes              | —     | best only                | 1950, 3200, 2950 |
+//! | 6     | `maximum`  | everything the limits allow | — | best only                | 2050, 3500, 3200 (3 s a move) |
 //!
 //! The last column is [`Level::rating`]: each game's own scale, the one-ply greedy
 //! player at 1000.
