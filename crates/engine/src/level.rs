@@ -3,12 +3,12 @@
 //!
 //! | level | name       | search                  | noise | picks among moves within | about (Fetlar, Copenhagen, Camelot) |
 //! |-------|------------|-------------------------|-------|--------------------------|------|
-//! | 1     | `beginner` | 1 ply + quiescence      | ±60   | 120 of the best          | 1150, 1300, 1050 |
-//! | 2     | `casual`   | 2 plies                 | ±40   | 60                       | 1400, 1500, 1300 |
-//! | 3     | `club`     | 4 plies, ≤ 40k nodes    | ±15   | 20                       | 1600, 2150, 1800 |
-//! | 4     | `expert`   | ≤ 150k nodes            | ±8    | 10                       | 1750, 2750, 2450 |
-//! | 5     | `master`   | ≤ 1M nodes              | —     | best only                | 1950, 3200, 2950 |
-//! | 6     | `maximum`  | everything the limits allow | — | best only                | 2050, 3500, 3200 (3 s a move) |
+//! | 1     | `beginner` | 1 ply + quiescence      | ±60   | 120 of the best          | 1200, 1200, 1050 |
+//! | 2     | `casual`   | 2 plies                 | ±40   | 60                       | 1350, 1450, 1300 |
+//! | 3     | `club`     | 4 plies, ≤ 40k nodes    | ±15   | 20                       | 1700, 1900, 1800 |
+//! | 4     | `expert`   | ≤ 150k nodes            | ±8    | 10                       | 2100, 2550, 2450 |
+//! | 5     | `master`   | ≤ 1M nodes              | —     | best only                | 2350, 3000, 2950 |
+//! | 6     | `maximum`  | everything the limits allow | — | best only                | 2450, 3300, 3200 (3 s a move) |
 //!
 //! The last column is [`Level::rating`]: each game's own scale, the one-ply greedy
 //! player at 1000.
@@ -207,23 +207,21 @@ impl Level {
 /// game's own: the greedy player is 1000 in each, and no game's levels are compared
 /// with another's.
 ///
-/// Fetlar, levels 1–5: measured again with the learned tafl correction (2026-11-28,
-/// thirteenth session; 20 games a match, 12 for level 5, with its contempt). Fitted:
-/// 1159, 1411, 1613, 1772, 1945. Copenhagen, levels 1–5: measured again with the
-/// search that sees forts in one (2026-11-29, sixteenth session; the same match
-/// sizes): 1280, 1482, 2127, 2772, 3204 (levels 3 and 4 swept the level below 20–0,
-/// so their steps are lower bounds more than measures). Level 6 (3 s a move) was not
-/// played again: its rating is level 5's plus the step measured before the network
-/// (Fetlar +97, Copenhagen +296).
+/// Fetlar and Copenhagen, levels 1–5: measured again with the second generation of
+/// the tafl network (2026-12-06, twentieth session; 20 games a match, 12 for level 5).
+/// Fitted: Fetlar 1180, 1339, 1687, 2078, 2374; Copenhagen 1180, 1460, 1905, 2550,
+/// 2982 (level 4 swept level 3 20–0 there, so its step is a lower bound more than a
+/// measure). Level 6 (3 s a move) was not played again: its rating is level 5's plus
+/// the step measured before the network (Fetlar +97, Copenhagen +296).
 /// Camelot, whose evaluation the network did not change (2026-11-28; 20 games a match,
 /// 8 for levels 5 and 6 at 3 s a move): 1033, 1285, 1805, 2450, 2942, 3222.
 const RATINGS: [[u32; 3]; 6] = [
-    [1150, 1300, 1050],
-    [1400, 1500, 1300],
-    [1600, 2150, 1800],
-    [1750, 2750, 2450],
-    [1950, 3200, 2950],
-    [2050, 3500, 3200],
+    [1200, 1200, 1050],
+    [1350, 1450, 1300],
+    [1700, 1900, 1800],
+    [2100, 2550, 2450],
+    [2350, 3000, 2950],
+    [2450, 3300, 3200],
 ];
 
 impl fmt::Display for Level {
