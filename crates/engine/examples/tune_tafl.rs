@@ -31,6 +31,7 @@
 use std::path::{Path, PathBuf};
 
 use engine::games::tafl::{EMBEDDED_WEIGHTS, TaflEval, TaflWeights};
+use engine::train::archive_games;
 use engine::tune::{FitOptions, Sample, fit, fit_scale, loss, positions_of_game};
 use game::Player;
 use game::record::parse_records;
@@ -64,26 +65,14 @@ impl Data {
     /// archive calls the defenders White), repetition off as they were played then.
     fn read_archive(&mut self, path: &Path) -> Result<(), String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        for line in text.lines().skip(1) {
-            let fields: Vec<&str> = line.split(',').collect();
-            let [_, moves, winner, ..] = fields.as_slice() else {
-                self.skipped += 1;
-                continue;
-            };
-            let result = match *winner {
-                "White" => 1.0,
-                "Black" => 0.0,
-                "Draw" => 0.5,
-                _ => {
-                    self.skipped += 1;
-                    continue;
-                }
-            };
-            let moves: Vec<String> = moves.split_whitespace().map(str::to_owned).collect();
+        let (games, skipped) = archive_games(&text);
+        self.skipped += skipped;
+        for game in games {
+            let moves: Vec<String> = game.moves.iter().map(|m| (*m).to_owned()).collect();
             self.add_game(
                 Tafl::new(Rules::COPENHAGEN.with_repetition(false)),
                 &moves,
-                result,
+                f64::from(game.result),
             );
         }
         Ok(())

@@ -24,7 +24,7 @@ use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 
 use camelot::Camelot;
-use game::{GameKind, Player};
+use game::{Game, GameKind, Player};
 use tafl::{DEFENDERS, Rules, Tafl};
 
 use crate::games::camelot::CamelotEval;
@@ -243,20 +243,7 @@ pub fn self_play<G: NetGame>(
     while game.outcome().is_none() && game.ply() < options.max_plies {
         let result = engine.search(&game, &limits, &stop, |_| {});
         let Some(mv) = result.best_move else { break };
-        if eval.winning_move(&game).is_none() && !eval.in_danger(&game) {
-            let own = result.score.0.clamp(-SCORE_CAP, SCORE_CAP);
-            records.push(Record {
-                game: number,
-                kind: game.kind(),
-                position: game.position_string(),
-                score: if game.to_move() == G::LABELLED {
-                    own
-                } else {
-                    -own
-                },
-                result: 0.5,
-            });
-        }
+        records.extend(quiet_record(&eval, &game, number, result.score.0));
         game.play(mv);
     }
     let result = match game.outcome().and_then(|o| o.winner) {
@@ -268,6 +255,116 @@ pub fn self_play<G: NetGame>(
         record.result = result;
     }
     Ok(records)
+}
+
+/// The record of `game`'s position, searched to `score` for the side to move, if it is
+/// quiet (no win in one for the side to move, no threat it must answer); its result is
+/// left at ½ for the caller to set.
+fn quiet_record<G: NetGame>(
+    eval: &G::Evaluator,
+    game: &G,
+    number: u64,
+    score: i32,
+) -> Option<Record> {
+    if eval.winning_move(game).is_some() || eval.in_danger(game) {
+        return None;
+    }
+    let own = score.clamp(-SCORE_CAP, SCORE_CAP);
+    Some(Record {
+        game: number,
+        kind: game.kind(),
+        position: game.position_string(),
+        score: if game.to_move() == G::LABELLED {
+            own
+        } else {
+            -own
+        },
+        result: 0.5,
+    })
+}
+
+/// A game of an aagenielsen.dk archive (Copenhagen, CSV: `index,moves,recorded_winner,…`,
+/// as in `crates/tafl/tests/data/aagenielsen_archive_part1.csv`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArchiveGame<'a> {
+    /// Its index in the archive.
+    pub index: u64,
+    /// Its plies, attackers first (`d1-d3`, with captures `d1-d3xd4`).
+    pub moves: Vec<&'a str>,
+    /// Its result for the defenders (the archive calls them White): 1, ½ or 0.
+    pub result: f32,
+}
+
+/// The games of an aagenielsen.dk CSV (its first line is the header) that have a
+/// recorded result, and the number of lines left out: games still going, lines that are
+/// not `index,moves,winner,…`.
+pub fn archive_games(text: &str) -> (Vec<ArchiveGame<'_>>, usize) {
+    let mut skipped = 0;
+    let games = text
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let mut fields = line.split(',');
+            let game = (|| {
+                let index = fields.next()?.trim().parse().ok()?;
+                let moves = fields.next()?.split_whitespace().collect();
+                let result = match fields.next()?.trim() {
+                    "White" => 1.0,
+                    "Black" => 0.0,
+                    "Draw" => 0.5,
+                    _ => return None,
+                };
+                Some(ArchiveGame {
+                    index,
+                    moves,
+                    result,
+                })
+            })();
+            skipped += usize::from(game.is_none());
+            game
+        })
+        .collect();
+    (games, skipped)
+}
+
+/// Labels the quiet positions of a tafl game played by people: `game` is its start,
+/// `moves` its record (a move may list its captures: `d1-d3xd4`), `result` its result
+/// for the defenders. Each position the record reaches, before its move is played, is
+/// searched to `nodes` for its score, as [`self_play`]'s are. Reading stops at a move
+/// that is not legal or once the game is over. Games played by people, where the
+/// attackers win about as often as the defenders, show the network positions that the
+/// engine's own games, won mostly by the defenders, seldom reach.
+pub fn label_recorded_game(
+    engine: &mut Engine<Tafl, TaflEval>,
+    mut game: Tafl,
+    moves: &[&str],
+    number: u64,
+    nodes: u64,
+    result: f32,
+) -> Vec<Record> {
+    engine.new_game();
+    let eval = *engine.evaluator();
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let stop = AtomicBool::new(false);
+    let mut records = Vec::new();
+    for text in moves {
+        if game.outcome().is_some() {
+            break;
+        }
+        let Ok(mv) = game.parse_recorded_move(text) else {
+            break;
+        };
+        let searched = engine.search(&game, &limits, &stop, |_| {});
+        records.extend(quiet_record(&eval, &game, number, searched.score.0));
+        game.play(mv);
+    }
+    for record in &mut records {
+        record.result = result;
+    }
+    records
 }
 
 /// A record made ready for the fit.
@@ -631,7 +728,6 @@ pub fn train<S: Shape>(
 mod tests {
     use super::*;
     use crate::Level;
-    use game::Game;
 
     fn generated<G: NetGame>(start: &G, opening: &str, number: u64) -> Vec<Record> {
         let mut engine = Engine::new(G::Evaluator::default());
@@ -673,6 +769,39 @@ mod tests {
                 assert_eq!(&record.to_string().parse::<Record>().unwrap(), record);
             }
         }
+    }
+
+    #[test]
+    fn archive_games_are_read_with_their_results_and_labelled_position_by_position() {
+        let text = include_str!("../../tafl/tests/data/aagenielsen_archive_part1.csv");
+        let (games, skipped) = archive_games(text);
+        // 497 won by the defenders (White), 367 by the attackers, 5 drawn; 31 going on.
+        assert_eq!((games.len(), skipped), (869, 31));
+        let count = |result| games.iter().filter(|g| g.result == result).count();
+        assert_eq!((count(1.0), count(0.0), count(0.5)), (497, 367, 5));
+        let first = &games[0];
+        assert_eq!(first.index, 6);
+        assert_eq!(first.moves[0], "h1-h3");
+
+        let mut engine = Engine::new(TaflEval::default());
+        engine.set_threads(1);
+        engine.set_hash_mb(1);
+        let start = || Tafl::new(Rules::COPENHAGEN.with_repetition(false));
+        let game = games.iter().find(|g| g.result == 0.0).unwrap();
+        let records = label_recorded_game(&mut engine, start(), &game.moves, 9, 200, 0.0);
+        assert!(!records.is_empty() && records.len() <= game.moves.len());
+        // The first is the start, the attackers to move, before the first move.
+        assert_eq!(records[0].position, start().position_string());
+        for record in &records {
+            assert_eq!((record.game, record.result), (9, 0.0));
+            assert_eq!(&record.to_string().parse::<Record>().unwrap(), record);
+        }
+        let again = label_recorded_game(&mut engine, start(), &game.moves, 9, 200, 0.0);
+        assert_eq!(records, again, "a node count labels the same");
+        // Reading stops at a move that is not legal: here the second.
+        let cut = label_recorded_game(&mut engine, start(), &["h1-h3", "a1-a2"], 9, 200, 0.0);
+        assert_eq!(cut.len(), 1);
+        assert_eq!(cut[0], records[0]);
     }
 
     #[test]
