@@ -9,7 +9,8 @@
 //!
 //! Options: `--game fetlar|copenhagen|camelot`, `--games N`, `--first N` (the number of
 //! the first game: runs with other numbers make other games), `--nodes N` a move,
-//! `--random-plies N` (after the opening; default 6), `--max-plies N` (default 300),
+//! `--first-nodes N` (nodes a move for the side that moves first, tafl's attackers:
+//! games with odds), `--random-plies N` (after the opening; default 6), `--max-plies N` (default 300),
 //! `--openings FILE` (default `bench/openings/tafl.txt`, or `camelot.txt` beside it),
 //! `--jobs N` (games at once), `--out FILE` (appended to), `--net embedded|none|FILE`
 //! (the learned correction the engine plays with: by default what it plays with; the
@@ -63,6 +64,7 @@ fn parse_options() -> Result<Options, String> {
         game: GameKind::Copenhagen,
         play: GenOptions {
             nodes: 5000,
+            first_nodes: None,
             random_plies: 6,
             max_plies: 300,
         },
@@ -89,6 +91,7 @@ fn parse_options() -> Result<Options, String> {
             }
             "--first" => options.first = number("--first")?,
             "--nodes" => options.play.nodes = number("--nodes")?.max(1),
+            "--first-nodes" => options.play.first_nodes = Some(number("--first-nodes")?.max(1)),
             "--random-plies" => options.play.random_plies = number("--random-plies")? as usize,
             "--max-plies" => options.play.max_plies = number("--max-plies")? as usize,
             "--jobs" => options.jobs = (number("--jobs")? as usize).max(1),

@@ -253,6 +253,49 @@ impl FromStr for Level {
 mod tests {
     use super::*;
 
+    /// The ratings written out in the tables of this module's documentation and of the
+    /// engine README, the last column of each level's row: "1200, 1200, 1050".
+    fn table_ratings(text: &str, prefix: &str) -> Vec<[u32; 3]> {
+        text.lines()
+            .filter_map(|line| line.strip_prefix(prefix))
+            .filter(|row| row.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .map(|row| {
+                let last = row
+                    .trim_end()
+                    .trim_end_matches('|')
+                    .rsplit('|')
+                    .next()
+                    .unwrap();
+                let numbers: Vec<u32> = last
+                    .split(|c: char| !c.is_ascii_digit())
+                    .filter(|n| n.len() == 4)
+                    .map(|n| n.parse().unwrap())
+                    .collect();
+                numbers[..3].try_into().unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_tables_of_the_levels_show_the_ratings_the_site_shows() {
+        let ratings: Vec<[u32; 3]> = Level::ALL
+            .iter()
+            .map(|level| {
+                [GameKind::Fetlar, GameKind::Copenhagen, GameKind::Camelot]
+                    .map(|kind| level.rating(kind))
+            })
+            .collect();
+        let readme = include_str!("../README.md");
+        let section = readme.split("\n## Levels\n").nth(1).unwrap();
+        let section = section.split("\n## ").next().unwrap();
+        for (name, text, prefix) in [
+            ("src/level.rs", include_str!("level.rs"), "//! | "),
+            ("README.md", section, "| "),
+        ] {
+            assert_eq!(table_ratings(text, prefix), ratings, "the table in {name}");
+        }
+    }
+
     #[test]
     fn levels_parse_by_number_and_name_and_print_their_name() {
         for level in Level::ALL {

@@ -193,6 +193,10 @@ impl FromStr for Record {
 pub struct GenOptions {
     /// Nodes a move (a node count keeps the games the same on any machine).
     pub nodes: u64,
+    /// Nodes a move for the side that moves first (tafl's attackers, Camelot's White),
+    /// if not `nodes`: games with odds, where that side wins more often, show the
+    /// network positions that even games seldom reach.
+    pub first_nodes: Option<u64>,
     /// Random legal plies after the opening, before the engine plays.
     pub random_plies: usize,
     /// A game still going after this many plies is a draw.
@@ -234,14 +238,23 @@ pub fn self_play<G: NetGame>(
     }
     engine.new_game();
     let eval = engine.evaluator().clone();
-    let limits = Limits {
-        nodes: Some(options.nodes),
+    let limits = |nodes| Limits {
+        nodes: Some(nodes),
         ..Limits::default()
     };
+    let (first, second) = (
+        limits(options.first_nodes.unwrap_or(options.nodes)),
+        limits(options.nodes),
+    );
     let stop = AtomicBool::new(false);
     let mut records = Vec::new();
     while game.outcome().is_none() && game.ply() < options.max_plies {
-        let result = engine.search(&game, &limits, &stop, |_| {});
+        let limits = if game.to_move() == Player::First {
+            &first
+        } else {
+            &second
+        };
+        let result = engine.search(&game, limits, &stop, |_| {});
         let Some(mv) = result.best_move else { break };
         records.extend(quiet_record(&eval, &game, number, result.score.0));
         game.play(mv);
@@ -736,6 +749,7 @@ mod tests {
         engine.set_hash_mb(1);
         let options = GenOptions {
             nodes: 300,
+            first_nodes: None,
             random_plies: 4,
             max_plies: 60,
         };
