@@ -743,17 +743,46 @@ mod tests {
     use crate::Level;
 
     fn generated<G: NetGame>(start: &G, opening: &str, number: u64) -> Vec<Record> {
+        generated_with_odds(start, opening, number, None)
+    }
+
+    fn generated_with_odds<G: NetGame>(
+        start: &G,
+        opening: &str,
+        number: u64,
+        first_nodes: Option<u64>,
+    ) -> Vec<Record> {
         let mut engine = Engine::new(G::Evaluator::default());
         engine.set_level(Level::Maximum);
         engine.set_threads(1);
         engine.set_hash_mb(1);
         let options = GenOptions {
             nodes: 300,
-            first_nodes: None,
+            first_nodes,
             random_plies: 4,
             max_plies: 60,
         };
         self_play(&mut engine, start, opening, number, &options).unwrap()
+    }
+
+    #[test]
+    fn games_with_odds_give_the_first_side_its_own_node_count() {
+        let tafl = Tafl::new(Rules::COPENHAGEN);
+        let even = generated(&tafl, "d1-d3 f8-i8", 3);
+        let odds = generated_with_odds(&tafl, "d1-d3 f8-i8", 3, Some(1200));
+        assert_eq!(
+            odds,
+            generated_with_odds(&tafl, "d1-d3 f8-i8", 3, Some(1200)),
+            "a node count makes the same game"
+        );
+        // The same opening and random plies, then the attackers search deeper.
+        assert_eq!(odds[0].position, even[0].position);
+        assert_ne!(odds, even);
+        // Odds equal to the others' count are no odds.
+        assert_eq!(
+            generated_with_odds(&tafl, "d1-d3 f8-i8", 3, Some(300)),
+            even
+        );
     }
 
     #[test]
