@@ -108,6 +108,11 @@ fn parse_options() -> Result<Options, String> {
     if options.archive.is_some() && options.game != GameKind::Copenhagen {
         return Err("--archive reads Copenhagen games: give --game copenhagen".into());
     }
+    if options.archive.is_some() && options.play.first_nodes.is_some() {
+        return Err(
+            "--first-nodes is for self-play: --archive searches every position to --nodes".into(),
+        );
+    }
     Ok(options)
 }
 
@@ -149,10 +154,14 @@ fn run<G: NetGame>(start: G, options: &Options) -> Result<(), String> {
 fn run_archive(file: &str, options: &Options) -> Result<(), String> {
     let eval = evaluator::<Tafl>(options)?;
     let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-    let (mut games, _) = archive_games(&text);
+    let (mut games, skipped) = archive_games(&text);
     if games.is_empty() {
         return Err(format!("{file}: no games with a result"));
     }
+    eprintln!(
+        "{file}: {} games with a result; {skipped} lines left out (no result, or not index,moves,winner)",
+        games.len()
+    );
     if options.games_given {
         games.truncate(options.games as usize);
     }

@@ -48,7 +48,7 @@ struct Data {
 
 impl Data {
     /// Adds the quiet positions of one game; one game in five is held out.
-    fn add_game(&mut self, game: Tafl, moves: &[String], result: f64) {
+    fn add_game(&mut self, game: Tafl, moves: &[impl AsRef<str>], result: f64) {
         let validation = self.games.is_multiple_of(5);
         self.games += 1;
         positions_of_game(
@@ -68,10 +68,9 @@ impl Data {
         let (games, skipped) = archive_games(&text);
         self.skipped += skipped;
         for game in games {
-            let moves: Vec<String> = game.moves.iter().map(|m| (*m).to_owned()).collect();
             self.add_game(
                 Tafl::new(Rules::COPENHAGEN.with_repetition(false)),
-                &moves,
+                &game.moves,
                 f64::from(game.result),
             );
         }

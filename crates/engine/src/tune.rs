@@ -44,7 +44,7 @@ pub struct Sample {
 pub fn positions_of_game(
     eval: &TaflEval,
     mut game: Tafl,
-    moves: &[String],
+    moves: &[impl AsRef<str>],
     result: f64,
     validation: bool,
     out: &mut Vec<Sample>,
@@ -54,7 +54,7 @@ pub fn positions_of_game(
         if game.outcome().is_some() {
             break;
         }
-        let Ok(mv) = game.parse_recorded_move(text) else {
+        let Ok(mv) = game.parse_recorded_move(text.as_ref()) else {
             break;
         };
         game.play(mv);
