@@ -67,13 +67,20 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// Waits until the screen shows `text`, returning the screen.
+    /// Waits until the screen shows `text` and has stopped changing, returning the
+    /// screen.
     fn wait_for(&self, text: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             let screen = self.screen();
+            // The text can show before the rest of the frame is drawn (a capture in
+            // the middle of a redraw): take the screen once two captures agree.
             if screen.contains(text) {
-                return screen;
+                std::thread::sleep(Duration::from_millis(50));
+                if self.screen() == screen || Instant::now() >= deadline {
+                    return screen;
+                }
+                continue;
             }
             assert!(
                 Instant::now() < deadline,
