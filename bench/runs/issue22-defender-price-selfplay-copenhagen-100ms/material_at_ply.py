@@ -17,14 +17,14 @@ CORN=[(0,1),(0,11),(10,1),(10,11)]
 def feats(b):
     a=[p for p,v in b.items() if v=='a']
     zone=sum(1 for (f,r) in a if min(abs(f-cf)+abs(r-cr) for cf,cr in CORN)<=3)
-    zone2=sum(1 for (f,r) in a if min(abs(f-cf)+abs(r-cr) for cf,cr in CORN)<=4)
+    zone4=sum(1 for (f,r) in a if min(abs(f-cf)+abs(r-cr) for cf,cr in CORN)<=4)
     # corners 'covered': count attackers within manhattan 3 of each corner, corners with >=3
     cov=sum(1 for cf,cr in CORN if sum(1 for (f,r) in a if abs(f-cf)+abs(r-cr)<=3)>=3)
     d=sum(1 for v in b.values() if v=='d')
     k=[p for p,v in b.items() if v=='k']
     kd=min(abs(k[0][0]-cf)+abs(k[0][1]-cr) for cf,cr in CORN) if k else 0
     edge=sum(1 for (f,r) in a if f in(0,10) or r in(1,11))
-    return dict(att=len(a),dfn=d,zone=zone,zone4=zone2,cov=cov,edge=edge,kd=kd)
+    return dict(att=len(a),dfn=d,zone=zone,zone4=zone4,cov=cov,edge=edge,kd=kd)
 def replay(plies,P):
     b=board0()
     for p in plies[:P]:
@@ -34,7 +34,7 @@ def replay(plies,P):
         try:
             pc=b.pop(sq(fr)); b[sq(to)]=pc
             for c in set(parts[1:]): b.pop(sq(c),None)
-        except Exception: return None
+        except (KeyError,ValueError,IndexError): return None  # a record this replay cannot follow: left out
     return b
 def summarize(name,games,P):
     rows=[]
@@ -45,6 +45,8 @@ def summarize(name,games,P):
     if not rows: print(name,'none'); return
     keys=rows[0].keys()
     print('%-34s n=%3d '%(name,len(rows))+' '.join('%s=%.1f'%(k,statistics.mean(r[k] for r in rows)) for k in keys))
+if len(sys.argv)<3 or not sys.argv[1].isdigit():
+    sys.exit('usage: python3 material_at_ply.py PLY RECORD_DIR... (from the repository root)')
 P=int(sys.argv[1])
 exp={'A':[],'D':[]}
 for r in csv.DictReader(open('crates/tafl/tests/data/aagenielsen_archive_part1.csv')):
@@ -55,7 +57,10 @@ eng={'A':[],'D':[],'draw':[]}
 for d in sys.argv[2:]:
     for f in glob.glob(d+'/game-*.otg'):
         t=open(f).read()
-        res=re.search(r'\[result:([^\]]*)\]',t).group(1)
+        m=re.search(r'\[result:([^\]]*)\]',t)
+        if not m or m.group(1) not in ('-1','0','1'):
+            sys.exit(f'{f}: no result tag this script knows (-1, 0 or 1)')
+        res=m.group(1)
         mv=[l.split()[1:] for l in t.splitlines() if re.match(r'\d+\.',l)]
         plies=[x for pair in mv for x in pair]
         eng[{'-1':'D','0':'draw','1':'A'}[res]].append(plies)
