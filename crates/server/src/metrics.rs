@@ -29,28 +29,6 @@ const MESSAGE_BUCKETS: [f64; 13] = [
     0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5,
 ];
 
-/// The types of game-socket messages (their `t`), and `invalid` for one that could not
-/// be read: each shown from the start, at zero.
-pub const GAME_MESSAGE_TYPES: [&str; 17] = [
-    "hello",
-    "move",
-    "resign",
-    "draw_offer",
-    "draw_accept",
-    "draw_decline",
-    "takeback",
-    "takeback_accept",
-    "takeback_decline",
-    "give_time",
-    "abort",
-    "claim_victory",
-    "claim_draw",
-    "rematch",
-    "chat",
-    "ping",
-    "invalid",
-];
-
 /// The `route` label of a request that matched no route (the web client's files, and
 /// every unknown path): one value, so that scanners cannot grow the label set.
 pub const UNMATCHED_ROUTE: &str = "(web)";
@@ -181,8 +159,9 @@ impl Metrics {
         for class in HTTP_CLASSES {
             http_responses.with_label_values(&[class]);
         }
-        for kind in GAME_MESSAGE_TYPES {
-            message_duration.with_label_values(&[kind]);
+        // Every game-socket message type (its `t`, and `invalid`), from the message enum.
+        for kind in crate::live::MessageKind::all() {
+            message_duration.with_label_values(&[kind.label()]);
         }
         Metrics {
             registry,
@@ -247,9 +226,9 @@ impl Metrics {
 
     /// Records how long a game socket took to handle one client message of type
     /// `kind` (its `t`: `move`, `hello`…, or `invalid`).
-    pub fn game_message(&self, kind: &'static str, took: Duration) {
+    pub fn game_message(&self, kind: crate::live::MessageKind, took: Duration) {
         self.message_duration
-            .with_label_values(&[kind])
+            .with_label_values(&[kind.label()])
             .observe(took.as_secs_f64());
     }
 
@@ -380,7 +359,10 @@ mod tests {
         metrics.http_request(&Method::GET, route, Duration::from_micros(700));
         metrics.http_request(&Method::GET, route, Duration::from_millis(30));
         metrics.http_request(&Method::from_bytes(b"BREW").unwrap(), route, Duration::ZERO);
-        metrics.game_message("move", Duration::from_micros(300));
+        metrics.game_message(
+            crate::live::MessageKind::Act(crate::live::Action::Move),
+            Duration::from_micros(300),
+        );
         let text = metrics.render();
         for line in [
             "# TYPE kingstable_http_request_duration_seconds histogram",

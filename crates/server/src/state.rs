@@ -26,7 +26,7 @@ pub struct Shared {
     /// The database.
     pub store: Store,
     /// Prometheus metrics.
-    pub metrics: Metrics,
+    pub metrics: Arc<Metrics>,
     /// Rate limiters.
     pub limiters: Limiters,
     /// Cancelled when the server begins to shut down: long-lived tasks (game owners,
@@ -38,9 +38,9 @@ pub struct Shared {
     /// Bounds concurrent password hashing (each takes ~19 MiB and a core for a while).
     pub hashing: Semaphore,
     /// The live games and their owners.
-    pub live: Live,
+    pub live: Arc<Live>,
     /// The AI's searches, one per core at most.
-    pub ai: AiPool,
+    pub ai: Arc<AiPool>,
     /// The connections and sockets open, and their bounds.
     pub connections: Arc<Connections>,
     /// Ended sign-ins, for the sockets opened under them.
@@ -57,7 +57,7 @@ impl AppState {
     pub fn new(config: Config, store: Store) -> AppState {
         let workers = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
         let metrics = Metrics::new();
-        let ai = AiPool::new(workers, config.ai, metrics.ai_queue.clone());
+        let ai = Arc::new(AiPool::new(workers, config.ai, metrics.ai_queue.clone()));
         let mailer = config
             .mail
             .clone()
@@ -69,11 +69,11 @@ impl AppState {
             ai,
             config,
             store,
-            metrics,
+            metrics: Arc::new(metrics),
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
             hashing: Semaphore::new(workers.max(2)),
-            live: Live::default(),
+            live: Arc::new(Live::default()),
             revocations: crate::auth::Revocations::default(),
             bus: std::sync::OnceLock::new(),
         }))
@@ -83,6 +83,29 @@ impl AppState {
     #[must_use]
     pub fn bus(&self) -> Option<&Arc<crate::bus::Bus>> {
         self.bus.get()
+    }
+
+    /// What a game's owner needs of the server, and nothing more.
+    pub(crate) fn game_deps(&self) -> crate::live::game::Deps {
+        crate::live::game::Deps {
+            store: self.store.clone(),
+            ai: Arc::clone(&self.ai),
+            live: Arc::clone(&self.live),
+            metrics: Arc::clone(&self.metrics),
+            shutdown: self.shutdown.clone(),
+            tasks: self.tasks.clone(),
+            new_games: Arc::new(self.clone()),
+        }
+    }
+}
+
+impl crate::live::game::NewGames for AppState {
+    fn rematch_slot<'a>(
+        &'a self,
+        record: &'a crate::store::GameRecord,
+    ) -> crate::live::game::Pending<'a, Result<Option<crate::live::GameSlot>, crate::live::Refusal>>
+    {
+        Box::pin(crate::live::ai::rematch_slot(self, record))
     }
 }
 

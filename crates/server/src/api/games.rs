@@ -14,7 +14,7 @@ use session::TimeControl;
 use super::{ApiJson, ApiPath, json_with};
 use crate::auth::{GUEST_COOKIE, GUEST_COOKIE_SECS, Viewer, new_token, set_cookie, token_hash};
 use crate::error::{ApiError, ErrorCode};
-use crate::live::{self, ClientMessage, Ident, LiveGame, Refusal, SocketError};
+use crate::live::{self, Act, Ident, LiveGame, Refusal, SocketError};
 use crate::security::ClientIp;
 use crate::state::AppState;
 use crate::store::{Seat, now_ms};
@@ -357,7 +357,7 @@ pub async fn rematch(
         .because("too_old_for_rematch")
     })?;
     let answer = handle
-        .act(Ident::from(&viewer), ClientMessage::Rematch)
+        .act(Ident::from(&viewer), Act::Rematch)
         .await
         .map_err(refusal_error)?;
     Ok(json_with(

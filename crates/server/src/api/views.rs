@@ -1,6 +1,6 @@
 //! The JSON shapes of stored things as clients see them.
 
-use game::{EndReason, GameKind, Outcome, Player};
+use game::{EndReason, GameKind, Player};
 use serde::Serialize;
 
 use crate::store::{GameRecord, GameStatus, Guest, PlayerRef, User, result_str};
@@ -66,20 +66,7 @@ impl WhoAmI {
     }
 }
 
-/// Who ended a game outside the rules (see [`GameSummary::ended_by`]): as stored, else,
-/// for a game won by resignation, on time or by a claim (an imported record, a game
-/// finished before the server kept it), the loser — who else could have resigned, run
-/// out of time or left. A draw on time or by a claim names someone only as stored.
-#[must_use]
-pub fn ended_by(outcome: Option<Outcome>, stored: Option<Player>) -> Option<Player> {
-    let outcome = outcome?;
-    stored.or(match outcome.reason {
-        EndReason::Resignation | EndReason::Timeout | EndReason::Abandonment => {
-            outcome.winner.map(Player::other)
-        }
-        _ => None,
-    })
-}
+pub use crate::live::game::view::ended_by;
 
 /// A game in a list (no moves, no position).
 #[derive(Clone, Debug, Serialize)]

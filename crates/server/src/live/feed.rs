@@ -454,7 +454,7 @@ impl Feed {
     pub fn chat(&self, room: ChatRoom, text: Arc<str>) {
         if let Some(upstream) = self.upstream.get() {
             if upstream
-                .try_send(super::Command::Chat { room, text })
+                .try_send(super::Command::chat(room, &text))
                 .is_err()
             {
                 tracing::warn!("a chat message could not be passed to its game's owner");

@@ -8,7 +8,8 @@ use games::{BoardView, MoveInfo};
 use serde::{Deserialize, Serialize};
 use session::{Clocks, Event, Session, Timestamp};
 
-/// What a client sends on `/ws/game/{id}` (JSON, tagged by `"t"`).
+/// What a client sends on `/ws/game/{id}` (JSON, tagged by `"t"`): the socket's own
+/// messages, or one of the player's acts ([`Act`], flattened: `{"t":"resign"}`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum ClientMessage {
@@ -19,6 +20,128 @@ pub enum ClientMessage {
         #[serde(default)]
         rev: u64,
     },
+    /// Say something in one of the game's chat rooms (see [`super::chat`]).
+    Chat {
+        /// `players` or `spectators`.
+        room: super::chat::ChatRoom,
+        /// What to say: at most [`super::chat::MAX_CHARS`] characters, one line.
+        text: String,
+    },
+    /// Keep the connection open.
+    Ping,
+    /// Something a player does in the game: handed to the game's owner as it is.
+    #[serde(untagged)]
+    Act(Act),
+}
+
+/// The kind of a [`ClientMessage`], as its `t` names it: the label of the handling-time
+/// histogram (`invalid` for a message that could not be read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageKind {
+    /// `hello`.
+    Hello,
+    /// `chat`.
+    Chat,
+    /// `ping`.
+    Ping,
+    /// One of the player's acts.
+    Act(Action),
+    /// A message that could not be read.
+    Invalid,
+}
+
+impl MessageKind {
+    /// The socket's own kinds (not acts), with their tags.
+    const OWN: [(MessageKind, &'static str); 3] = [
+        (MessageKind::Hello, "hello"),
+        (MessageKind::Chat, "chat"),
+        (MessageKind::Ping, "ping"),
+    ];
+
+    /// Every kind, acts one by one: the histogram's labels.
+    pub fn all() -> impl Iterator<Item = MessageKind> {
+        MessageKind::OWN
+            .into_iter()
+            .map(|(kind, _)| kind)
+            .chain(Action::ALL.iter().copied().map(MessageKind::Act))
+            .chain([MessageKind::Invalid])
+    }
+
+    /// The kind of `message` (`None`: not readable).
+    #[must_use]
+    pub fn of(message: Option<&ClientMessage>) -> MessageKind {
+        match message {
+            None => MessageKind::Invalid,
+            Some(ClientMessage::Hello { .. }) => MessageKind::Hello,
+            Some(ClientMessage::Chat { .. }) => MessageKind::Chat,
+            Some(ClientMessage::Ping) => MessageKind::Ping,
+            Some(ClientMessage::Act(act)) => MessageKind::Act(act.into()),
+        }
+    }
+
+    /// The label: the message's `t`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            MessageKind::Act(action) => action.into(),
+            MessageKind::Invalid => "invalid",
+            own => MessageKind::OWN
+                .iter()
+                .find(|(kind, _)| *kind == own)
+                .map_or("invalid", |(_, tag)| tag),
+        }
+    }
+}
+
+impl ClientMessage {
+    /// Reads a message of the game socket; the error says in words what is wrong with
+    /// it (an unknown `t`, or a field missing or of the wrong type for that `t`).
+    ///
+    /// # Errors
+    /// The reason, when `text` is not one of the socket's messages.
+    pub fn parse(text: &str) -> Result<ClientMessage, String> {
+        serde_json::from_str::<ClientMessage>(text).map_err(|_| {
+            // The untagged fallback hides serde's reason: find it again.
+            #[derive(Deserialize)]
+            struct Tagged {
+                t: String,
+            }
+            match serde_json::from_str::<Tagged>(text) {
+                Err(error) => error.to_string(),
+                Ok(Tagged { t }) if Action::from_tag(&t).is_some() => {
+                    serde_json::from_str::<Act>(text).err().map_or_else(
+                        || format!("a `{t}` message that cannot be read"),
+                        |e| e.to_string(),
+                    )
+                }
+                Ok(Tagged { t }) if MessageKind::OWN.iter().any(|(_, tag)| *tag == t) => {
+                    format!("a `{t}` message with a field missing or of the wrong type")
+                }
+                Ok(Tagged { t }) => format!("unknown message type `{t}`"),
+            }
+        })
+    }
+}
+
+/// What a player does in a game: the typed input of the game's owner, whether it comes
+/// from a socket, the HTTP API, the AI or a conditional line. Its kinds are
+/// [`Action`]s.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, strum::EnumDiscriminants)]
+#[serde(tag = "t", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(Action),
+    doc = "Something a player may do: the tag of the [`Act`] that does it. The `actions` of a game view list those a player may do now (never `move` and the claims: the legal moves and `absent` say those).",
+    derive(
+        Hash,
+        Serialize,
+        Deserialize,
+        strum::IntoStaticStr,
+        strum::VariantArray
+    ),
+    serde(rename_all = "snake_case"),
+    strum(serialize_all = "snake_case")
+)]
+pub enum Act {
     /// A move, in the game's notation, made on the position of revision `rev`.
     Move {
         /// The revision the move was chosen on (a move chosen on an older one is refused
@@ -56,15 +179,6 @@ pub enum ClientMessage {
     ClaimDraw,
     /// Ask for a rematch once the game is over.
     Rematch,
-    /// Say something in one of the game's chat rooms (see [`super::chat`]).
-    Chat {
-        /// `players` or `spectators`.
-        room: super::chat::ChatRoom,
-        /// What to say: at most [`super::chat::MAX_CHARS`] characters, one line.
-        text: String,
-    },
-    /// Keep the connection open.
-    Ping,
 }
 
 /// The error codes of the game socket.
@@ -185,6 +299,54 @@ impl Refusal {
         "rematch_after_end",
         "seat_empty",
     ];
+}
+
+impl Serialize for Refusal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RefusalWire::from(self.clone()).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Refusal {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Refusal, D::Error> {
+        RefusalWire::deserialize(deserializer).map(Refusal::from)
+    }
+}
+
+/// A refusal as written between processes (its reason a word that is read back as
+/// one of the known ones).
+#[derive(Serialize, Deserialize)]
+struct RefusalWire {
+    code: SocketError,
+    message: String,
+    reason: Option<String>,
+}
+
+impl From<Refusal> for RefusalWire {
+    fn from(refusal: Refusal) -> RefusalWire {
+        RefusalWire {
+            code: refusal.code,
+            message: refusal.message,
+            reason: refusal.reason.map(str::to_owned),
+        }
+    }
+}
+
+impl From<RefusalWire> for Refusal {
+    fn from(wire: RefusalWire) -> Refusal {
+        let reason = wire.reason.and_then(|word| {
+            Refusal::REASONS
+                .iter()
+                .copied()
+                .chain(super::chat::ChatRefusal::ALL.iter().map(|r| r.word()))
+                .find(|known| *known == word)
+        });
+        Refusal {
+            code: wire.code,
+            message: wire.message,
+            reason,
+        }
+    }
 }
 
 impl From<session::Error> for Refusal {
@@ -500,46 +662,18 @@ pub enum GameStatusView {
     Aborted,
 }
 
-/// Something a player may do now: the tag of the [`ClientMessage`] that does it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    /// Call the game off.
-    Abort,
-    /// Resign.
-    Resign,
-    /// Offer a draw.
-    DrawOffer,
-    /// Accept the draw the opponent offers.
-    DrawAccept,
-    /// Refuse it.
-    DrawDecline,
-    /// Take one's last move back (at once against the AI, else by asking).
-    Takeback,
-    /// Accept the opponent's takeback request.
-    TakebackAccept,
-    /// Refuse it.
-    TakebackDecline,
-    /// Give the opponent more time.
-    GiveTime,
-    /// Ask for a rematch.
-    Rematch,
-}
-
 impl Action {
-    /// Every action, for the documentation test.
-    pub const ALL: [Action; 10] = [
-        Action::Abort,
-        Action::Resign,
-        Action::DrawOffer,
-        Action::DrawAccept,
-        Action::DrawDecline,
-        Action::Takeback,
-        Action::TakebackAccept,
-        Action::TakebackDecline,
-        Action::GiveTime,
-        Action::Rematch,
-    ];
+    /// Every action, from the enum itself.
+    pub const ALL: &'static [Action] = <Action as strum::VariantArray>::VARIANTS;
+
+    /// The action whose tag is `tag`.
+    #[must_use]
+    pub fn from_tag(tag: &str) -> Option<Action> {
+        Action::ALL
+            .iter()
+            .copied()
+            .find(|a| <&'static str>::from(*a) == tag)
+    }
 }
 
 impl ServerMessage {
@@ -1015,23 +1149,26 @@ mod tests {
         );
         assert_eq!(
             read(r#"{"t":"move","rev":3,"move":"d1-d3"}"#).unwrap(),
-            ClientMessage::Move {
+            ClientMessage::Act(Act::Move {
                 rev: Some(3),
                 text: "d1-d3".into()
-            }
+            })
         );
-        assert_eq!(read(r#"{"t":"resign"}"#).unwrap(), ClientMessage::Resign);
+        assert_eq!(
+            read(r#"{"t":"resign"}"#).unwrap(),
+            ClientMessage::Act(Act::Resign)
+        );
         assert_eq!(
             read(r#"{"t":"claim_victory"}"#).unwrap(),
-            ClientMessage::ClaimVictory
+            ClientMessage::Act(Act::ClaimVictory)
         );
         assert_eq!(
             read(r#"{"t":"claim_draw"}"#).unwrap(),
-            ClientMessage::ClaimDraw
+            ClientMessage::Act(Act::ClaimDraw)
         );
         assert_eq!(
             read(r#"{"t":"draw_offer"}"#).unwrap(),
-            ClientMessage::DrawOffer
+            ClientMessage::Act(Act::DrawOffer)
         );
         for bad in [
             r#"{"t":"fly"}"#,
@@ -1041,7 +1178,32 @@ mod tests {
             r#"{"t":"move"}"#,
         ] {
             assert!(read(bad).is_err(), "{bad}");
+            assert!(ClientMessage::parse(bad).is_err(), "{bad}");
         }
+        let why = |text: &str| ClientMessage::parse(text).unwrap_err();
+        assert_eq!(why(r#"{"t":"fly"}"#), "unknown message type `fly`");
+        assert!(why(r#"{"t":"move"}"#).contains("missing field `move`"));
+        assert!(why(r#"{"t":"chat","text":"hi"}"#).contains("`chat` message"));
+        assert!(why("[]").contains("expected"), "{}", why("[]"));
+    }
+
+    #[test]
+    fn every_kind_is_labelled_by_its_tag() {
+        let mut labels: Vec<&str> = MessageKind::all().map(MessageKind::label).collect();
+        for kind in MessageKind::all() {
+            let label = kind.label();
+            let text = match label {
+                "invalid" => r#"{"t":"fly"}"#.to_owned(),
+                "move" => r#"{"t":"move","move":"d1-d3"}"#.to_owned(),
+                "chat" => r#"{"t":"chat","room":"players","text":"hi"}"#.to_owned(),
+                _ => format!(r#"{{"t":"{label}"}}"#),
+            };
+            let parsed = ClientMessage::parse(&text).ok();
+            assert_eq!(MessageKind::of(parsed.as_ref()), kind, "{text}");
+        }
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), MessageKind::all().count(), "one label a kind");
     }
 
     mod any_input {
@@ -1073,7 +1235,7 @@ mod tests {
                     serde_json::to_string(&mv).unwrap()
                 );
                 for text in [raw.as_str(), built.as_str()] {
-                    if let Ok(ClientMessage::Move { text, .. }) = serde_json::from_str::<ClientMessage>(text) {
+                    if let Ok(ClientMessage::Act(Act::Move { text, .. })) = serde_json::from_str::<ClientMessage>(text) {
                         for kind in GameKind::ALL {
                             let _ = games::AnyGame::start(kind).try_play(&text);
                         }
@@ -1101,13 +1263,15 @@ mod tests {
 
     #[test]
     fn actions_are_the_client_messages_that_do_them() {
-        for action in Action::ALL {
+        for &action in Action::ALL {
             let name = serde_json::to_value(action).unwrap();
-            let message = serde_json::json!({ "t": name });
-            assert!(
-                serde_json::from_value::<ClientMessage>(message).is_ok(),
-                "{name} is a client message"
-            );
+            // A move names its move; the other acts ignore the field.
+            let message = serde_json::json!({ "t": name, "move": "d1-d3" });
+            match serde_json::from_value::<ClientMessage>(message) {
+                Ok(ClientMessage::Act(act)) => assert_eq!(Action::from(&act), action),
+                other => panic!("{name} is a client message: {other:?}"),
+            }
+            assert_eq!(Action::from_tag(name.as_str().unwrap()), Some(action));
         }
     }
 

@@ -14,11 +14,11 @@ pub mod challenges;
 pub mod chat;
 pub mod conditional;
 pub mod feed;
+pub mod game;
 pub mod lifecycle;
 pub mod lobby;
 pub mod lobby_chat;
 pub mod messages;
-mod owner;
 pub mod people;
 pub mod remote;
 pub mod stored;
@@ -27,10 +27,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use game::{GameKind, Player};
-use games::{AnyGame, BoardView};
-use session::{ClockStart, Options, Session, Takebacks, TimeControl, Timestamp};
-use tokio::sync::{mpsc, oneshot};
+use ::game::{GameKind, Player};
+use session::{Session, TimeControl, Timestamp};
+use tokio::sync::mpsc;
 
 pub use ai::{AiKey, AiPool, AiStats, Asker, GameSlot, MoveWait, QuotaError, Ticket, Work};
 pub use challenges::{
@@ -38,22 +37,22 @@ pub use challenges::{
     decline_challenge, open_challenges, post_challenge, poster_left, spawn_challenge_sweeper,
 };
 pub use feed::{CatchUp, Feed, Frame, Published, Snapshot};
+pub(crate) use game::command::Command;
+pub use game::command::{Handle, Reply, Request};
+pub(crate) use game::setup::start_board;
 pub use lifecycle::{ExpiryReport, expire_stale};
 pub use lobby::{Lobby, LobbyFrame};
 pub use messages::{
-    AbsenceView, Action, Actions, ChallengeView, ClientMessage, ClocksView, EventsView,
-    GameStatusView, GameView, LegalMoves, LiveGame, LobbyMessage, PlayedList, PlayedView,
-    PlayerInfo, Refusal, ServerMessage, SocketError,
+    AbsenceView, Act, Action, Actions, ChallengeView, ClientMessage, ClocksView, EventsView,
+    GameStatusView, GameView, LegalMoves, LiveGame, LobbyMessage, MessageKind, PlayedList,
+    PlayedView, PlayerInfo, Refusal, ServerMessage, SocketError,
 };
 pub use people::People;
 pub use remote::reach;
 
 use crate::auth::Viewer;
 use crate::state::AppState;
-use crate::store::{GameRecord, GameStatus, NewGame, Seat, SeatRecord, StoreError, now_ms};
-
-/// How many commands may wait for one game's owner.
-const QUEUE: usize = 256;
+use crate::store::{GameRecord, GameStatus, Seat, SeatRecord, StoreError, now_ms};
 
 /// Who is asking: the account and the guest cookie of a request.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -132,62 +131,6 @@ impl Ident {
     pub fn is_anonymous(&self) -> bool {
         self.user.is_none() && self.guest.is_none()
     }
-}
-
-/// A command to a game's owner. Sockets send these and learn the outcome from what the
-/// owner publishes on the game's [`Feed`]; they never ask the owner what changed.
-pub(crate) enum Command {
-    /// A player's action.
-    Act {
-        ident: Ident,
-        message: ClientMessage,
-        reply: oneshot::Sender<Result<Option<String>, Refusal>>,
-    },
-    /// `seat` takes the open seat.
-    Join {
-        ident: Ident,
-        seat: Seat,
-        reply: oneshot::Sender<Result<Player, Refusal>>,
-    },
-    /// A socket of `ident` opened (+1) or closed (-1); `counted` is told the version of
-    /// the watcher count published last: the counts after it include this change.
-    Watch {
-        change: isize,
-        ident: Ident,
-        counted: Option<oneshot::Sender<u64>>,
-    },
-    /// A player reads (`lines` `None`) or replaces their conditional moves.
-    Conditional {
-        ident: Ident,
-        lines: Option<conditional::Lines>,
-        reply: oneshot::Sender<Result<conditional::Lines, Refusal>>,
-    },
-    /// The maintenance job found the game unjoined or abandoned: end it if it still is
-    /// at `now`.
-    Expire { now: Timestamp },
-    /// The lease keeper did not find the game among this process's games: stop owning
-    /// it if the database says another process has it now.
-    LeaseLost,
-    /// Chat said on another process's socket to a game owned here (checked and stored
-    /// there): publish it.
-    Chat {
-        room: chat::ChatRoom,
-        text: Arc<str>,
-    },
-    /// The AI's move for revision `rev`.
-    AiMove {
-        rev: u64,
-        text: String,
-        /// The AI's evaluation of the position it moved in, for itself.
-        score: engine::Score,
-    },
-}
-
-/// A live game as the registry holds it: where to send commands, and what it publishes.
-#[derive(Clone)]
-pub struct Handle {
-    commands: mpsc::Sender<Command>,
-    feed: Arc<Feed>,
 }
 
 /// The live games of this server, and its lobby.
@@ -333,48 +276,6 @@ pub enum SetupError {
     Store(#[from] StoreError),
 }
 
-/// The options of a server game: takebacks at once against the AI, by agreement
-/// between people.
-fn options_for(vs_ai: bool, control: TimeControl) -> Options {
-    Options {
-        control,
-        takebacks: if vs_ai {
-            Takebacks::Immediate
-        } else {
-            Takebacks::ByAgreement
-        },
-        // Each side's clock starts with its own first move (docs/API.md, "How games
-        // start and end").
-        clock_start: ClockStart::FirstMove,
-    }
-}
-
-/// Whether the AI plays a side of `record`.
-fn vs_ai(record: &GameRecord) -> bool {
-    record.first.ai_level.is_some() || record.second.ai_level.is_some()
-}
-
-/// A new session for `record` starting at `now`.
-fn new_session(record: &GameRecord, now: Timestamp) -> Result<Session, SetupError> {
-    session_with(record, vs_ai(record), now)
-}
-
-/// A new session for `record` starting at `now`, the AI playing a side when `vs_ai`
-/// (`record`'s seats may not say so yet: a seat being taken).
-fn session_with(record: &GameRecord, vs_ai: bool, now: Timestamp) -> Result<Session, SetupError> {
-    let corrupt = |why: String| SetupError::Corrupt {
-        id: record.id.clone(),
-        why,
-    };
-    let control: TimeControl = record
-        .time_control
-        .parse()
-        .map_err(|e: session::ParseTimeControlError| corrupt(e.to_string()))?;
-    let game = AnyGame::from_position(record.kind, &record.start_position)
-        .map_err(|e| corrupt(e.to_string()))?;
-    Ok(Session::new(game, options_for(vs_ai, control), now))
-}
-
 /// Stores a new game and starts its owner; the game starts at once when both seats are
 /// taken. Returns its record.
 ///
@@ -388,29 +289,7 @@ pub async fn create_game(
     control: TimeControl,
     rated: bool,
 ) -> Result<GameRecord, SetupError> {
-    let start = AnyGame::start(kind);
-    let now = now_ms();
-    // Both seats taken: the game starts now, stored with its session in one go.
-    let session = (first != Seat::Open && second != Seat::Open).then(|| {
-        let vs_ai = matches!(first, Seat::Ai(_)) || matches!(second, Seat::Ai(_));
-        Session::new(
-            start.clone(),
-            options_for(vs_ai, control),
-            Timestamp::from_millis(millis(now)),
-        )
-    });
-    let new = NewGame {
-        kind,
-        first,
-        second,
-        time_control: control.to_string(),
-        rated,
-        start_position: start.start_position_string(),
-        session_state: session.as_ref().map(session_json),
-    };
-    let record = state.store.create_game(&new, now).await?;
-    spawn_owner(state, record.clone(), session).await;
-    Ok(record)
+    game::setup::create_game(&state.game_deps(), kind, first, second, control, rated).await
 }
 
 /// Starts the owner of a game accepted from the lobby (already stored).
@@ -418,14 +297,7 @@ pub async fn create_game(
 /// # Errors
 /// On a database failure.
 pub(crate) async fn start_stored(state: &AppState, record: GameRecord) -> Result<(), SetupError> {
-    let now = now_ms();
-    let session = new_session(&record, Timestamp::from_millis(millis(now)))?;
-    state
-        .store
-        .save_session_state(&record.id, &session_json(&session), now)
-        .await?;
-    spawn_owner(state, record, Some(session)).await;
-    Ok(())
+    game::setup::start_stored(&state.game_deps(), record).await
 }
 
 /// Loads every game still going from the database and starts its owner: what a server
@@ -482,7 +354,7 @@ async fn resume_one(
                 return false;
             }
         },
-        (_, None) => match new_session(&record, Timestamp::now()) {
+        (_, None) => match game::setup::new_session(&record, Timestamp::now()) {
             Ok(session) => Some(session),
             Err(error) => {
                 tracing::error!(game = %record.id, %error, "a stored game cannot be resumed");
@@ -597,142 +469,7 @@ pub(crate) fn millis(ms: i64) -> u64 {
 }
 
 async fn spawn_owner(state: &AppState, record: GameRecord, session: Option<Session>) {
-    let (commands, receiver) = mpsc::channel(QUEUE);
-    let id = record.id.clone();
-    let ratings = owner::ratings_of(state, &record).await;
-    let owner = owner::Owner::new(state.clone(), record, session, ratings, commands.clone());
-    let handle = Handle {
-        commands,
-        feed: owner.feed(),
-    };
-    state.live.insert(id, handle);
-    state
-        .metrics
-        .live_games
-        .set(i64::try_from(state.live.count()).unwrap_or(i64::MAX));
-    state.tasks.spawn(owner.run(receiver));
-}
-
-impl Handle {
-    /// Sends `command` to the owner; false if it has ended.
-    pub(crate) async fn send(&self, command: Command) -> bool {
-        self.commands.send(command).await.is_ok()
-    }
-
-    /// Tells the owner a socket opened (+1) or closed (-1). The socket waits for room
-    /// in the owner's queue; the owner never waits for a socket.
-    pub async fn watch(&self, change: isize, ident: &Ident) {
-        self.send(Command::Watch {
-            change,
-            ident: ident.clone(),
-            counted: None,
-        })
-        .await;
-    }
-
-    /// Tells the owner a socket of `ident` opened, and waits until it is counted: the
-    /// watcher counts published after the version returned include it (`u64::MAX`: the
-    /// owner has gone, no count will).
-    pub async fn watch_counted(&self, ident: &Ident) -> u64 {
-        let (counted, answer) = oneshot::channel();
-        let sent = self
-            .send(Command::Watch {
-                change: 1,
-                ident: ident.clone(),
-                counted: Some(counted),
-            })
-            .await;
-        if !sent {
-            return u64::MAX;
-        }
-        answer.await.unwrap_or(u64::MAX)
-    }
-
-    /// What the game publishes.
-    #[must_use]
-    pub fn feed(&self) -> &Arc<Feed> {
-        &self.feed
-    }
-
-    /// The game as `ident` sees it now (from the latest published state: the owner is
-    /// not asked).
-    #[must_use]
-    pub fn view_now(&self, ident: &Ident) -> GameView {
-        let snapshot = self.feed.snapshot();
-        let you = ident.side_among(&snapshot.seats);
-        snapshot.view_for(you, Timestamp::now())
-    }
-
-    /// As [`Handle::view_now`], in the form callers of the owner's former `view`
-    /// command use.
-    #[allow(clippy::unused_async)]
-    pub async fn view(&self, ident: Ident) -> Option<GameView> {
-        Some(self.view_now(&ident))
-    }
-
-    /// A player's action; `Ok(Some(id))` names a new game (an agreed rematch).
-    ///
-    /// # Errors
-    /// The refusal, when the action is not possible.
-    pub async fn act(
-        &self,
-        ident: Ident,
-        message: ClientMessage,
-    ) -> Result<Option<String>, Refusal> {
-        let (reply, answer) = oneshot::channel();
-        let gone = || Refusal::new(SocketError::GameOver, "the game is over");
-        if !self
-            .send(Command::Act {
-                ident,
-                message,
-                reply,
-            })
-            .await
-        {
-            return Err(gone());
-        }
-        answer.await.map_err(|_| gone())?
-    }
-
-    /// `ident`'s conditional moves in this game: read (`lines` `None`) or replaced.
-    ///
-    /// # Errors
-    /// Not a player, a game that is not a correspondence game going on with the
-    /// opponent to move, or a line that does not play.
-    pub async fn conditional(
-        &self,
-        ident: Ident,
-        lines: Option<conditional::Lines>,
-    ) -> Result<conditional::Lines, Refusal> {
-        let (reply, answer) = oneshot::channel();
-        if !self
-            .send(Command::Conditional {
-                ident,
-                lines,
-                reply,
-            })
-            .await
-        {
-            return Err(Refusal::new(SocketError::GameOver, "the game is over"));
-        }
-        answer
-            .await
-            .map_err(|_| Refusal::new(SocketError::Internal, "the game stopped"))?
-    }
-
-    /// Takes the open seat for `seat`.
-    ///
-    /// # Errors
-    /// The refusal, when no seat is open to them.
-    pub async fn join(&self, ident: Ident, seat: Seat) -> Result<Player, Refusal> {
-        let (reply, answer) = oneshot::channel();
-        if !self.send(Command::Join { ident, seat, reply }).await {
-            return Err(Refusal::new(SocketError::GameOver, "the game is over"));
-        }
-        answer
-            .await
-            .map_err(|_| Refusal::new(SocketError::Internal, "the game stopped"))?
-    }
+    game::setup::spawn(&state.game_deps(), record, session).await;
 }
 
 /// The game as `ident` sees it when it has no owner (finished, or aborted, some time
@@ -754,11 +491,11 @@ pub async fn stored_view(
             .ok(),
         None => None,
     };
-    let ratings = owner::ratings_of(state, &record).await;
+    let ratings = game::view::ratings_of(&state.store, &record).await;
     let you = ident.side_in(&record);
     // No owner: no rematch can be made any more.
-    let actions = owner::actions_of(&record, session.as_ref(), None);
-    let mut view = owner::view_of(
+    let actions = game::view::actions_of(&record, session.as_ref(), None);
+    let mut view = game::view::view_of(
         &record,
         session.as_ref(),
         &ratings,
@@ -779,12 +516,4 @@ pub async fn stored_view(
         }
     }
     Ok(Some(view))
-}
-
-/// A board with no moves, for games not started.
-pub(crate) fn start_board(record: &GameRecord) -> (AnyGame, BoardView) {
-    let game = AnyGame::from_position(record.kind, &record.start_position)
-        .unwrap_or_else(|_| AnyGame::start(record.kind));
-    let board = BoardView::of(&game);
-    (game, board)
 }

@@ -312,6 +312,12 @@ impl People {
 }
 
 impl People {
+    /// The game's owner calls this after each change it published: its players' sockets
+    /// get the game as it is now.
+    pub fn game_changed(&self, snapshot: &Snapshot) {
+        self.publish(&snapshot.seats, || MyGame::of(snapshot, Timestamp::now()));
+    }
+
     /// Tells the sockets of the accounts `user_ids` that their direct challenges
     /// changed (each socket reads the list and sends it once).
     pub fn challenges_changed(&self, user_ids: &[&str]) {
@@ -348,13 +354,6 @@ fn with_side(body: &str, side: Player) -> Arc<str> {
         Player::Second => "second",
     };
     format!(r#"{{"t":"my_game","game":{inner},"you":"{you}"}}}}"#).into()
-}
-
-/// The game's owner calls this after each change it published: its players' sockets
-/// get the game as it is now.
-pub(crate) fn game_changed(state: &AppState, snapshot: &Snapshot) {
-    let people = state.live.people();
-    people.publish(&snapshot.seats, || MyGame::of(snapshot, Timestamp::now()));
 }
 
 /// The games `ident` plays that are not over, from the store's list and each game's

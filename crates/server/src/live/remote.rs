@@ -22,15 +22,16 @@ use std::time::Duration;
 use game::Player;
 use serde::{Deserialize, Serialize};
 use session::Clocks;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::chat::ChatRoom;
 use super::feed::{Feed, Frame, Seats, Snapshot, Tap};
-use super::messages::{ClientMessage, GameView, LegalMoves, Refusal, SocketError};
-use super::{Command, Handle, Ident, QUEUE, conditional};
+use super::game::setup::QUEUE;
+use super::messages::{GameView, LegalMoves, Refusal, SocketError};
+use super::{Command, Handle, Reply, Request};
 use crate::bus::{self, Bus, BusError};
 use crate::state::AppState;
-use crate::store::{Seat, StoreError};
+use crate::store::StoreError;
 use serde_json::value::RawValue;
 
 /// How often a relay checks that its owner still runs and that someone still listens.
@@ -188,71 +189,8 @@ enum Ask {
     Attach { game: String },
     /// Stop publishing it for the asker.
     Detach { game: String },
-    /// A socket opened (+1) or closed (-1); answered with the watcher count's version.
-    Watch {
-        game: String,
-        change: isize,
-        ident: Ident,
-    },
-    /// A player's action.
-    Act {
-        game: String,
-        ident: Ident,
-        message: ClientMessage,
-    },
-    /// Take the open seat.
-    Join {
-        game: String,
-        ident: Ident,
-        seat: Seat,
-    },
-    /// Publish chat said on the asker's socket (checked and stored there).
-    Chat {
-        game: String,
-        room: ChatRoom,
-        text: String,
-    },
-    /// Read or replace conditional moves.
-    Conditional {
-        game: String,
-        ident: Ident,
-        lines: Option<conditional::Lines>,
-    },
-}
-
-/// A refusal on the bus.
-#[derive(Serialize, Deserialize)]
-struct RefusalWire {
-    code: SocketError,
-    message: String,
-    reason: Option<String>,
-}
-
-impl From<Refusal> for RefusalWire {
-    fn from(refusal: Refusal) -> RefusalWire {
-        RefusalWire {
-            code: refusal.code,
-            message: refusal.message,
-            reason: refusal.reason.map(str::to_owned),
-        }
-    }
-}
-
-impl From<RefusalWire> for Refusal {
-    fn from(wire: RefusalWire) -> Refusal {
-        let reason = wire.reason.and_then(|word| {
-            Refusal::REASONS
-                .iter()
-                .copied()
-                .chain(super::chat::ChatRefusal::ALL.iter().map(|r| r.word()))
-                .find(|known| *known == word)
-        });
-        Refusal {
-            code: wire.code,
-            message: wire.message,
-            reason,
-        }
-    }
+    /// A request for the game's owner, as a socket here would make it.
+    Game { game: String, request: Request },
 }
 
 /// Where a game stands for a process that attaches to it.
@@ -273,18 +211,8 @@ enum Answer<S> {
     Gone,
     Attached(Box<AttachedWire<S>>),
     Done,
-    Counted {
-        version: u64,
-    },
-    Acted {
-        result: Result<Option<String>, RefusalWire>,
-    },
-    Joined {
-        result: Result<Player, RefusalWire>,
-    },
-    Lines {
-        result: Result<conditional::Lines, RefusalWire>,
-    },
+    /// The owner's reply to a [`Ask::Game`].
+    Reply(Reply),
 }
 
 /// Answers the requests other processes make of this one, each in its own task.
@@ -305,16 +233,8 @@ pub(crate) fn spawn_answering(state: &AppState, bus: Arc<Bus>, mut requests: bus
 }
 
 async fn answer(state: &AppState, bus: &Arc<Bus>, from: &str, id: u64, ask: Ask) {
-    let game = match &ask {
-        Ask::Attach { game }
-        | Ask::Detach { game }
-        | Ask::Watch { game, .. }
-        | Ask::Act { game, .. }
-        | Ask::Join { game, .. }
-        | Ask::Chat { game, .. }
-        | Ask::Conditional { game, .. } => game.clone(),
-    };
-    let Some(handle) = state.live.handle(&game) else {
+    let (Ask::Attach { game } | Ask::Detach { game } | Ask::Game { game, .. }) = &ask;
+    let Some(handle) = state.live.handle(game) else {
         bus.reply(from, id, &Answer::<()>::Gone);
         return;
     };
@@ -338,33 +258,9 @@ async fn answer(state: &AppState, bus: &Arc<Bus>, from: &str, id: u64, ask: Ask)
             handle.feed().detach_remote(from);
             bus.reply(from, id, &Answer::<()>::Done);
         }
-        Ask::Watch { change, ident, .. } => {
-            let version = if change > 0 {
-                handle.watch_counted(&ident).await
-            } else {
-                handle.watch(change, &ident).await;
-                0
-            };
-            bus.reply(from, id, &Answer::<()>::Counted { version });
-        }
-        Ask::Act { ident, message, .. } => {
-            let result = handle.act(ident, message).await.map_err(RefusalWire::from);
-            bus.reply(from, id, &Answer::<()>::Acted { result });
-        }
-        Ask::Join { ident, seat, .. } => {
-            let result = handle.join(ident, seat).await.map_err(RefusalWire::from);
-            bus.reply(from, id, &Answer::<()>::Joined { result });
-        }
-        Ask::Chat { room, text, .. } => {
-            handle.feed().chat_here(room, Arc::from(text));
-            bus.reply(from, id, &Answer::<()>::Done);
-        }
-        Ask::Conditional { ident, lines, .. } => {
-            let result = handle
-                .conditional(ident, lines)
-                .await
-                .map_err(RefusalWire::from);
-            bus.reply(from, id, &Answer::<()>::Lines { result });
+        Ask::Game { request, .. } => {
+            let reply = handle.ask(request).await;
+            bus.reply(from, id, &Answer::<()>::Reply(reply));
         }
     }
 }
@@ -664,126 +560,44 @@ impl Relay {
     }
 }
 
-/// Sends the sockets' commands to the owner one at a time, in order, and hands back the
+/// Sends the sockets' requests to the owner one at a time, in order, and hands back the
 /// answers. When the owner cannot be reached, the relay ends (through `gone`).
 async fn forward(relay: Relay, mut commands: mpsc::Receiver<Command>, gone: mpsc::Sender<()>) {
     while let Some(command) = commands.recv().await {
-        let unreachable = |error: &AttachError| {
-            tracing::info!(game = %relay.id, %error, "a command to another process failed");
-            Refusal::new(
-                SocketError::Internal,
-                "the server process that owns this game cannot be reached: connecting again",
-            )
+        // The owner's own business (timers, the AI, leases) is never sent to a relay.
+        let Command::Ask { request, reply } = command else {
+            continue;
         };
-        let game = relay.id.clone();
-        let ok = match command {
-            Command::Act {
-                ident,
-                message,
-                reply,
-            } => {
-                let answer = ask(
-                    &relay,
-                    &Ask::Act {
-                        game,
-                        ident,
-                        message,
-                    },
-                )
-                .await;
-                finish(answer, reply, unreachable, |a| match a {
-                    Answer::Acted { result } => Some(result.map_err(Refusal::from)),
-                    _ => None,
-                })
-            }
-            Command::Join { ident, seat, reply } => {
-                let answer = ask(&relay, &Ask::Join { game, ident, seat }).await;
-                finish(answer, reply, unreachable, |a| match a {
-                    Answer::Joined { result } => Some(result.map_err(Refusal::from)),
-                    _ => None,
-                })
-            }
-            Command::Conditional {
-                ident,
-                lines,
-                reply,
-            } => {
-                let answer = ask(&relay, &Ask::Conditional { game, ident, lines }).await;
-                finish(answer, reply, unreachable, |a| match a {
-                    Answer::Lines { result } => Some(result.map_err(Refusal::from)),
-                    _ => None,
-                })
-            }
-            Command::Watch {
-                change,
-                ident,
-                counted,
-            } => match ask(
-                &relay,
-                &Ask::Watch {
-                    game,
-                    change,
-                    ident,
-                },
-            )
-            .await
-            {
-                Ok(Answer::Counted { version }) => {
-                    if let Some(counted) = counted {
-                        let _ = counted.send(version);
-                    }
-                    true
+        let refused = request.refused(Refusal::new(
+            SocketError::Internal,
+            "the server process that owns this game cannot be reached: connecting again",
+        ));
+        let ask = Ask::Game {
+            game: relay.id.clone(),
+            request,
+        };
+        let (answer, reached) = match relay.bus.request(&relay.owner, &ask).await {
+            Ok(body) => match serde_json::from_str::<Answer<serde::de::IgnoredAny>>(body.get()) {
+                Ok(Answer::Reply(answer)) => (answer, true),
+                Ok(_) => {
+                    tracing::info!(game = %relay.id, "the owner has let the game go");
+                    (refused, false)
                 }
-                _ => false,
+                Err(error) => {
+                    tracing::info!(game = %relay.id, %error, "an unreadable answer from another process");
+                    (refused, false)
+                }
             },
-            Command::Chat { room, text } => matches!(
-                ask(
-                    &relay,
-                    &Ask::Chat {
-                        game,
-                        room,
-                        text: text.to_string()
-                    }
-                )
-                .await,
-                Ok(Answer::Done)
-            ),
-            // The owner's own business: never sent to a relay.
-            Command::Expire { .. } | Command::LeaseLost | Command::AiMove { .. } => true,
+            Err(error) => {
+                tracing::info!(game = %relay.id, %error, "a request to another process failed");
+                (refused, false)
+            }
         };
-        if !ok {
-            let _ = gone.try_send(());
+        if let Some(reply) = reply {
+            let _ = reply.send(answer);
         }
-    }
-}
-
-async fn ask(relay: &Relay, ask: &Ask) -> Result<Answer<serde::de::IgnoredAny>, AttachError> {
-    let body = relay.bus.request(&relay.owner, ask).await?;
-    Ok(serde_json::from_str(body.get())?)
-}
-
-/// Hands an answer back; false when the owner could not be reached or has let the game
-/// go (the relay then ends and its sockets connect again).
-fn finish<T>(
-    answer: Result<Answer<serde::de::IgnoredAny>, AttachError>,
-    reply: oneshot::Sender<Result<T, Refusal>>,
-    unreachable: impl Fn(&AttachError) -> Refusal,
-    pick: impl FnOnce(Answer<serde::de::IgnoredAny>) -> Option<Result<T, Refusal>>,
-) -> bool {
-    match answer {
-        Ok(answer) => match pick(answer) {
-            Some(result) => {
-                let _ = reply.send(result);
-                true
-            }
-            None => {
-                let _ = reply.send(Err(unreachable(&AttachError::Gone)));
-                false
-            }
-        },
-        Err(error) => {
-            let _ = reply.send(Err(unreachable(&error)));
-            false
+        if !reached {
+            let _ = gone.try_send(());
         }
     }
 }
