@@ -31,8 +31,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![warn(missing_docs)]
-
 mod any;
 pub mod bench;
 mod eval;
@@ -42,8 +40,10 @@ mod limits;
 pub mod nnue;
 mod score;
 mod search;
+#[cfg(feature = "training")]
 pub mod train;
 pub mod tt;
+#[cfg(feature = "training")]
 pub mod tune;
 mod worker;
 
