@@ -1,13 +1,13 @@
 //! Who the AI's work counts against and how much each may hold: an [`Asker`] carries
 //! every identity of whoever asked (the account, the guest, the client address), each
-//! bounded by [`AiQuotas`] — AI games being played, analyses and reviews queued or
-//! running — in this process's pool and, through Redis, across every process.
+//! bounded by [`AiQuotas`](crate::config::AiQuotas) — AI games being played, analyses
+//! and reviews queued or running — in this process's pool and, through Redis, across
+//! every process.
 
 use std::net::IpAddr;
 
 use super::pool::GameSlot;
 use super::queue::Work;
-use crate::config::AiQuotas;
 use crate::live::Ident;
 use crate::shared::Hold;
 use crate::state::AppState;
@@ -218,5 +218,4 @@ mod tests {
         pool.game_over("game-1");
         assert!(pool.reserve_game(&by("r")).is_ok());
     }
-
 }
