@@ -541,15 +541,6 @@ impl Feed {
         }
     }
 
-    /// The processes listening from elsewhere.
-    #[must_use]
-    pub fn remote_listeners(&self) -> usize {
-        lock(&self.inner)
-            .tap
-            .as_ref()
-            .map_or(0, |tap| tap.listeners.len())
-    }
-
     /// Makes this the mirror of a game owned elsewhere: chat said here goes to
     /// `upstream`, the relay to its owner.
     pub(crate) fn set_upstream(&self, upstream: tokio::sync::mpsc::Sender<super::Command>) {

@@ -352,10 +352,7 @@ async fn start(
 /// The game `id` (live or finished): its start and its moves, checked to play.
 async fn reviewed_game(state: &AppState, id: &str) -> Result<(AnyGame, Vec<String>), String> {
     let ident = crate::live::Ident::default();
-    let view = match state.live.handle(id) {
-        Some(handle) => handle.view(ident.clone()).await,
-        None => None,
-    };
+    let view = state.live.handle(id).map(|handle| handle.view_now(&ident));
     let view = match view {
         Some(view) => view,
         None => crate::live::stored_view(state, id, &ident)
