@@ -203,7 +203,7 @@ impl Tally {
 
 /// What the evaluation reads off the neighbours of every square, one pass over the
 /// eight directions for both sides (each direction's shifts serve both): the pieces of
-/// each side an enemy could jump ([`exposed`]), and each side's plain moves to empty
+/// each side an enemy could jump (`exposed`), and each side's plain moves to empty
 /// neighbours.
 #[derive(Debug, PartialEq, Eq)]
 struct Contacts {

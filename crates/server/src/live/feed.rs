@@ -3,9 +3,10 @@
 //! of recent changes and the latest full state, kept beside the game's handle so that a
 //! socket catches up without asking the owner anything.
 //!
-//! The socket layer and the owner talk only through these messages (and the commands
-//! of [`super::Command`]): this is the seam along which a game's sockets can later live
-//! in another process than its owner.
+//! The socket layer and the owner talk only through these messages (and the owner's
+//! commands): the seam along which a game's sockets live in another process than its
+//! owner, where the feed is a mirror of the owner's, fed over the bus
+//! ([`super::remote`]).
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};

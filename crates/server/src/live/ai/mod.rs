@@ -151,7 +151,7 @@ pub(crate) const fn draw_accept_below(kind: GameKind) -> i32 {
 }
 
 /// Whether the AI playing `ai` accepts a draw offered in `game`: only when it cannot win
-/// — the rules say it has not the pieces to win ([`Game::can_win`]), or its own
+/// — the rules say it has not the pieces to win ([`Game::can_win`](game::Game::can_win)), or its own
 /// evaluation from its last search (`score`, for itself) is a forced loss or below
 /// [`draw_accept_below`]. Before its first search it judges by the rules alone. Any
 /// other offer is declined.

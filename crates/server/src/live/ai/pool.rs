@@ -178,7 +178,8 @@ pub struct AiStats {
     pub started: u64,
 }
 
-/// The AI's search threads and their queue (see the [module documentation](self)).
+/// The AI's search threads and their queue: moves first, fair between players, within
+/// each asker's quotas, every job cancelled when unwanted.
 #[derive(Debug)]
 pub struct AiPool {
     inner: Arc<Inner>,
