@@ -47,8 +47,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![warn(missing_docs)]
-
 pub mod client;
 mod contestant;
 mod error;

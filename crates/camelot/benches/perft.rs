@@ -1,6 +1,11 @@
 //! Perft from the start position and from a middlegame position (move generation,
 //! make and undo through the `game::Game` trait, as search uses them).
 
+#![allow(
+    missing_docs,
+    reason = "criterion_group! writes the public function `benches` without a doc comment"
+)]
+
 use std::hint::black_box;
 
 use camelot::Camelot;

@@ -40,8 +40,6 @@
 //! [`game_state`] (the game with history, implementing [`game::Game`]) and [`record`]
 //! (game scores).
 
-#![warn(missing_docs)]
-
 pub mod bitboard;
 pub mod fen;
 pub mod game_state;

@@ -5,8 +5,8 @@
 //!
 //! An [`AnyEngine`] keeps one engine per game family (made on first use, with its
 //! transposition table kept from search to search, as a review wants), searches with
-//! [`Engine::answer`] (so it always names a legal move while the game has one), and
-//! reports progress and answers with moves as text.
+//! [`Engine::answer`](crate::Engine::answer) (so it always names a legal move while the
+//! game has one), and reports progress and answers with moves as text.
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;

@@ -11,8 +11,8 @@
 //!
 //! Front ends use the search through [`Worker`] (a search on its own thread, cancellable,
 //! panic-isolated) or [`Engine::answer`]: both always answer with a legal move while the
-//! game has one. [`AnyEngine`] runs it on a [`games::AnyGame`], for front ends that
-//! hold their game at run time (the server's AI, analysis and reviews).
+//! game has one. [`AnyEngine`] runs it on a [`games::AnyGame`](::games::AnyGame), for
+//! front ends that hold their game at run time (the server's AI, analysis and reviews).
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;
@@ -31,8 +31,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![warn(missing_docs)]
-
 mod any;
 pub mod bench;
 mod eval;
@@ -42,8 +40,10 @@ mod limits;
 pub mod nnue;
 mod score;
 mod search;
+#[cfg(feature = "training")]
 pub mod train;
 pub mod tt;
+#[cfg(feature = "training")]
 pub mod tune;
 mod worker;
 

@@ -15,8 +15,6 @@
 //! assert_eq!(outcome.reason.as_str(), "corner_escape");
 //! ```
 
-#![warn(missing_docs)]
-
 mod perft;
 mod prove;
 pub mod record;

@@ -188,9 +188,10 @@ pub trait Board: Game {
     }
 
     /// Every legal move in the compact wire form, as a JSON array (`[]` when the game is
-    /// over): the text [`MoveInfo::wire_list`] gives for [`Board::legal_moves_info`],
-    /// written straight from the rules' move list. The server sends it to the player to
-    /// move after every move, so nothing is built per move on the way.
+    /// over): the text that [`Board::legal_moves_info`], each move in the form of
+    /// [`MoveInfo::wire`], serialises to, written straight from the rules' move list. The
+    /// server sends it to the player to move after every move, so nothing is built per
+    /// move on the way.
     fn legal_moves_wire(&self) -> String {
         let mut moves = Vec::new();
         self.legal_moves(&mut moves);

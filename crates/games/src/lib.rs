@@ -24,8 +24,6 @@
 //! assert_eq!(game.position_string(), before);
 //! ```
 
-#![warn(missing_docs)]
-
 mod board;
 mod error;
 pub mod record;

@@ -137,10 +137,6 @@ impl Tally {
             }
         }
     }
-
-    fn count(&self, addr: IpAddr) -> usize {
-        lock(&self.counts).get(&addr).copied().unwrap_or(0)
-    }
 }
 
 /// The connections and WebSockets open now, and their bounds. One per server, in
@@ -234,12 +230,6 @@ impl Connections {
     #[must_use]
     pub fn open(&self) -> usize {
         self.open.load(Ordering::SeqCst)
-    }
-
-    /// WebSockets open now from `addr`.
-    #[must_use]
-    pub fn sockets_of(&self, addr: IpAddr) -> usize {
-        self.sockets.count(addr)
     }
 
     /// Counts a connection from `peer`, or says why it is refused.

@@ -44,9 +44,10 @@ pub const RENEW_EVERY: Duration = Duration::from_secs(HOLD_FOR.as_secs() / 3);
 /// own within [`HOLD_FOR`].
 const RELEASES: usize = 4096;
 
-/// Takes from, looks at, or spends from a bucket (GCRA). KEYS[1]: the bucket; ARGV[1]:
-/// microseconds per token; ARGV[2]: the burst; ARGV[3]: `take` (spends one if the bucket
-/// allows it), `look` (spends nothing) or `spend` (spends one whatever the bucket says).
+/// Takes from, looks at, or spends from a bucket (GCRA). `KEYS[1]`: the bucket;
+/// `ARGV[1]`: microseconds per token; `ARGV[2]`: the burst; `ARGV[3]`: `take` (spends one
+/// if the bucket allows it), `look` (spends nothing) or `spend` (spends one whatever the
+/// bucket says).
 /// Returns 0 when allowed, else the microseconds to wait.
 const BUCKET: &str = r"
 local t = redis.call('TIME')
@@ -66,10 +67,10 @@ if wait > 0 then return math.ceil(wait) end
 return 0
 ";
 
-/// Takes or renews the holding ARGV[2] in every set of KEYS for ARGV[3] milliseconds.
-/// ARGV[1]: the most holdings a set may have (lapsed ones not counted), or 0 to renew
-/// whatever the sets hold. Returns 1 if held, 0 if one set is full (then nothing is
-/// taken).
+/// Takes or renews the holding `ARGV[2]` in every set of `KEYS` for `ARGV[3]`
+/// milliseconds. `ARGV[1]`: the most holdings a set may have (lapsed ones not counted),
+/// or 0 to renew whatever the sets hold. Returns 1 if held, 0 if one set is full (then
+/// nothing is taken).
 const HOLD: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

@@ -1,4 +1,4 @@
-//! What every request handler (and, later, every game task) shares.
+//! What every request handler and every live game shares.
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -39,7 +39,7 @@ pub struct Shared {
     pub hashing: Semaphore,
     /// The live games and their owners.
     pub live: Arc<Live>,
-    /// The AI's searches, one per core at most.
+    /// The AI's searches: one search thread per core, at least two.
     pub ai: Arc<AiPool>,
     /// The connections and sockets open, and their bounds.
     pub connections: Arc<Connections>,

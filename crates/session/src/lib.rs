@@ -34,8 +34,6 @@
 //! assert_eq!(agreed, Outcome::draw(EndReason::Agreement));
 //! ```
 
-#![warn(missing_docs)]
-
 pub mod clock;
 pub mod table;
 

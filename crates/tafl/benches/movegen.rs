@@ -3,6 +3,11 @@
 //! Positions: the start, and the positions after 20 and 40 plies of the first archive
 //! games long enough (`tests/data/`, from aagenielsen.dk), both sides to move.
 
+#![allow(
+    missing_docs,
+    reason = "criterion_group! writes the public function `benches` without a doc comment"
+)]
+
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -23,8 +23,6 @@
 //! per direction and distance, and [`Tafl`] keeps the history that repetition needs and
 //! an undo stack. Nothing here is global: every type is `Send + Sync`.
 
-#![warn(missing_docs)]
-
 mod bitboard;
 mod game;
 pub mod notation;

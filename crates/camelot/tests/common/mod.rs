@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests: building positions by hand, and a second,
 //! deliberately naive move generator that follows the rules text path by path.
-#![allow(dead_code)]
+#![allow(dead_code)] // each test file uses its own part
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -203,7 +203,7 @@ impl Tally {
 
 /// What the evaluation reads off the neighbours of every square, one pass over the
 /// eight directions for both sides (each direction's shifts serve both): the pieces of
-/// each side an enemy could jump ([`exposed`]), and each side's plain moves to empty
+/// each side an enemy could jump (`exposed`), and each side's plain moves to empty
 /// neighbours.
 #[derive(Debug, PartialEq, Eq)]
 struct Contacts {
@@ -357,6 +357,9 @@ fn plain_moves(pieces: Bitboard, empty: Bitboard) -> u32 {
 impl CamelotEval {
     /// The evaluation from White's side.
     #[must_use]
+    // One of the workspace's two places with `unsafe`: the call of the AVX2 compilation,
+    // after the check that the processor has what it needs.
+    #[allow(unsafe_code)]
     pub fn white_score(&self, pos: &Position) -> i32 {
         // A dozen population counts of four words each are a fifth of the evaluation
         // without the `popcnt` instruction, which the baseline x86-64 target leaves
@@ -708,6 +711,7 @@ mod tests {
                     let (white, black) = (pos.pieces(Player::First), pos.pieces(Player::Second));
                     let empty = Bitboard::ALL - pos.occupied();
                     // SAFETY: the processor has AVX2 and POPCNT, checked above.
+                    #[allow(unsafe_code)]
                     let fast = unsafe { wide::contacts(white, black, empty) };
                     assert_eq!(fast, contacts(white, black, empty));
                 }

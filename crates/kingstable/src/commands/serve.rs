@@ -223,6 +223,7 @@ fn positive(text: &str) -> Result<usize, String> {
 /// each sign-in or sign-up kept ~19.5 MiB, 20 sign-ups took the server from 13 to 325 MiB.
 /// With the threshold fixed, 20 sign-ups leave it at 13 MiB.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)] // the workspace's other place with `unsafe`: a call into glibc
 fn return_big_allocations() {
     // SAFETY: mallopt only sets a parameter of glibc's malloc, which takes it at any
     // time (it locks its arenas); it is called here once, before the server's threads.

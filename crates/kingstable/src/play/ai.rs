@@ -150,7 +150,6 @@ impl<G: PlayGame> AiWorker<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    #[allow(unused_imports)]
     use game::Game;
     use std::sync::atomic::Ordering;
     use std::sync::mpsc;

@@ -3,7 +3,7 @@
 //!
 //! The game itself ([`session::Session`]: a table of the `session` crate with the AI
 //! requests, hints and choices around it) knows nothing of the screen; [`tui`] draws it
-//! with ratatui and [`line`] prints it as text. The AI searches on a worker thread
+//! with ratatui and [`line`](mod@line) prints it as text. The AI searches on a worker thread
 //! ([`ai`]).
 
 pub mod ai;

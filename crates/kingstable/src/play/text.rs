@@ -135,8 +135,6 @@ pub fn status_text(session: &Session, now: Timestamp) -> String {
 mod tests {
     use super::*;
     use camelot::Camelot;
-    #[allow(unused_imports)]
-    use game::Game;
     use tafl::{Rules, Tafl};
 
     #[test]

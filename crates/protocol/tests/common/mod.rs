@@ -1,6 +1,6 @@
 //! Drives a session as a peer would: send a line, collect what comes back.
 
-#![allow(dead_code)]
+#![allow(dead_code)] // each test file uses its own part
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};

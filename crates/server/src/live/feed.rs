@@ -3,9 +3,10 @@
 //! of recent changes and the latest full state, kept beside the game's handle so that a
 //! socket catches up without asking the owner anything.
 //!
-//! The socket layer and the owner talk only through these messages (and the commands
-//! of [`super::Command`]): this is the seam along which a game's sockets can later live
-//! in another process than its owner.
+//! The socket layer and the owner talk only through these messages (and the owner's
+//! commands): the seam along which a game's sockets live in another process than its
+//! owner, where the feed is a mirror of the owner's, fed over the bus
+//! ([`super::remote`]).
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -539,15 +540,6 @@ impl Feed {
                 kept.tap = None;
             }
         }
-    }
-
-    /// The processes listening from elsewhere.
-    #[must_use]
-    pub fn remote_listeners(&self) -> usize {
-        lock(&self.inner)
-            .tap
-            .as_ref()
-            .map_or(0, |tap| tap.listeners.len())
     }
 
     /// Makes this the mirror of a game owned elsewhere: chat said here goes to

@@ -10,7 +10,7 @@
 //!
 //! The owner answers requests in the order each relay sends them (one at a time per
 //! game and process). A relay whose owner is gone (its process no longer listens on the
-//! bus, or it lost the game) tells its sockets [`Published::Moved`]: they close, their
+//! bus, or it lost the game) tells its sockets [`Published::Moved`](super::feed::Published::Moved): they close, their
 //! clients connect again and reach the game's new owner. AI searches run on the owner's
 //! pool: the owner is where the game's moves are made and checked, so an AI move needs
 //! no trip over the bus, and each process's pool and quotas bound what its own games

@@ -3,7 +3,7 @@
 //! reviewing a game move by move.
 //!
 //! - this module: the position endpoint and the reading of a line of moves;
-//! - [`socket`]: the socket and its messages;
+//! - [`socket`](mod@socket): the socket and its messages;
 //! - [`run`]: the engine's runs (analyses and reviews) on the AI pool;
 //! - [`review`]: how a reviewed move is classified;
 //! - [`guard`]: analysis kept out of games being played.
