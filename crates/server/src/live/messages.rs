@@ -511,6 +511,27 @@ pub enum GameStatusView {
     Aborted,
 }
 
+impl From<crate::store::GameStatus> for GameStatusView {
+    /// A stored status as the messages say it (`playing` is `ongoing`).
+    fn from(status: crate::store::GameStatus) -> GameStatusView {
+        use crate::store::GameStatus;
+        match status {
+            GameStatus::Waiting => GameStatusView::Waiting,
+            GameStatus::Playing => GameStatusView::Ongoing,
+            GameStatus::Finished => GameStatusView::Finished,
+            GameStatus::Aborted => GameStatusView::Aborted,
+        }
+    }
+}
+
+impl From<session::Status> for GameStatusView {
+    /// A session's status as the messages say it (through the stored one: the layers
+    /// meet in one place each).
+    fn from(status: session::Status) -> GameStatusView {
+        crate::store::GameStatus::from(status).into()
+    }
+}
+
 /// Something a player may do now: the tag of the [`ClientMessage`] that does it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -1121,6 +1142,45 @@ mod tests {
                 serde_json::from_value::<ClientMessage>(message).is_ok(),
                 "{name} is a client message"
             );
+        }
+    }
+
+    #[test]
+    fn a_status_is_named_alike_at_every_layer() {
+        use crate::store::GameStatus;
+        use session::Status;
+        for stored in [
+            GameStatus::Waiting,
+            GameStatus::Playing,
+            GameStatus::Finished,
+            GameStatus::Aborted,
+        ] {
+            assert_eq!(
+                serde_json::to_value(GameStatusView::from(stored)).unwrap(),
+                serde_json::to_value(stored).unwrap()
+            );
+        }
+        let finished = Status::Finished {
+            outcome: Outcome {
+                winner: Some(Player::First),
+                reason: game::EndReason::KingCaptured,
+            },
+        };
+        let aborted = Status::Aborted {
+            by: Player::Second,
+            reason: session::AbortReason::default(),
+        };
+        for (status, stored, view) in [
+            (
+                Status::Ongoing,
+                GameStatus::Playing,
+                GameStatusView::Ongoing,
+            ),
+            (finished, GameStatus::Finished, GameStatusView::Finished),
+            (aborted, GameStatus::Aborted, GameStatusView::Aborted),
+        ] {
+            assert_eq!(GameStatus::from(status), stored);
+            assert_eq!(GameStatusView::from(status), view);
         }
     }
 
