@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use protocol::otep::{Message, OtepClock, OtepSession, OtepSettings};
-use protocol::{EngineSettings, Flow, Output, Session};
+use protocol::{EngineSettings, Flow, LineProtocol, Output};
 
 fuzz_target!(|data: &[u8]| {
     let text = kingstable_fuzz::text(data);

@@ -8,7 +8,7 @@
 //!   use the engine;
 //!
 //! ```
-//! use protocol::{Output, Session, ugi::UgiSession};
+//! use protocol::{LineProtocol, Output, ugi::UgiSession};
 //!
 //! let (out, lines) = Output::channel();
 //! let mut session = UgiSession::new(out);
@@ -31,7 +31,7 @@ pub use engine::{DEFAULT_HASH_MB, Level};
 
 pub use crate::output::Output;
 pub use crate::search::{EngineSettings, Found, InfoText, MAX_HASH_MB, MAX_THREADS};
-pub use crate::session::{Flow, Session, run};
+pub use crate::session::{Flow, LineProtocol, run};
 
 /// Runs a UGI session on standard input and output until `quit` or the end of input.
 pub fn run_ugi_stdio(settings: EngineSettings) -> std::io::Result<()> {

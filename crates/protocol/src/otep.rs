@@ -23,7 +23,7 @@ use tafl::{ATTACKERS, Move, Position, Rules, Tafl};
 
 use crate::output::Output;
 use crate::search::{EngineCell, EngineSettings, Found, search_texts};
-use crate::session::{Flow, Session};
+use crate::session::{Flow, LineProtocol};
 
 /// How the OTEP engine plays when OpenTafl does not say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,11 +283,11 @@ struct Job {
     analysis: bool,
 }
 
-/// An OTEP engine session. Say `hello` with [`Session::start`], then feed it OpenTafl's
+/// An OTEP engine session. Say `hello` with [`LineProtocol::start`], then feed it OpenTafl's
 /// lines.
 ///
 /// ```
-/// use protocol::{Output, Session, otep::{OtepSession, OtepSettings}};
+/// use protocol::{LineProtocol, Output, otep::{OtepSession, OtepSettings}};
 /// let (out, lines) = Output::channel();
 /// let mut session = OtepSession::new(out, OtepSettings::default());
 /// session.start();
@@ -678,7 +678,7 @@ fn lock(shared: &Mutex<JobShared>) -> std::sync::MutexGuard<'_, JobShared> {
     shared.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl Session for OtepSession {
+impl LineProtocol for OtepSession {
     fn start(&mut self) {
         self.out.line("hello");
     }

@@ -13,7 +13,7 @@ pub enum Flow {
 }
 
 /// A protocol's state machine: lines in, lines out (to its [`crate::Output`]).
-pub trait Session {
+pub trait LineProtocol {
     /// Called once before the first line (OTEP says `hello` here).
     fn start(&mut self) {}
 
@@ -27,7 +27,7 @@ pub trait Session {
 
 /// Feeds `input` to `session` line by line until it quits or the input ends. Bytes that
 /// are not UTF-8 are replaced, not fatal; only a failing reader ends the loop early.
-pub fn run<S: Session + ?Sized>(session: &mut S, mut input: impl BufRead) -> io::Result<()> {
+pub fn run<S: LineProtocol + ?Sized>(session: &mut S, mut input: impl BufRead) -> io::Result<()> {
     session.start();
     let mut buf = Vec::new();
     loop {

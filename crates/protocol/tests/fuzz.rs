@@ -6,7 +6,7 @@ mod common;
 use proptest::prelude::*;
 use protocol::otep::Message;
 use protocol::ugi::{Command, Go, Query};
-use protocol::{Output, Session};
+use protocol::{LineProtocol, Output};
 
 /// Words the protocols know, so random lines get past the first word often.
 const WORDS: &[&str] = &[

@@ -386,7 +386,7 @@ fn play_after_the_end_says_the_game_is_over() {
 
 #[test]
 fn the_move_is_sent_even_if_opentafl_closes_its_end() {
-    use protocol::Session;
+    use protocol::LineProtocol;
     let mut peer = otep();
     peer.drain();
     peer.send(&copenhagen_rules());
@@ -565,7 +565,7 @@ fn play_after_finish_plays_no_move() {
 
 #[test]
 fn end_of_input_stops_an_analysis_given_hours() {
-    use protocol::Session;
+    use protocol::LineProtocol;
     let mut peer = otep();
     peer.drain();
     peer.send(&copenhagen_rules());

@@ -377,7 +377,7 @@ fn new_game_and_variant_changes_go_back_to_the_start() {
 
 #[test]
 fn end_of_input_lets_a_timed_search_finish() {
-    use protocol::Session;
+    use protocol::LineProtocol;
     let mut peer = ugi();
     let mut out = peer.send("go depth 4");
     peer.session.end_of_input();
@@ -408,7 +408,7 @@ fn the_run_loop_reads_a_script_to_the_end() {
 
 #[test]
 fn end_of_input_stops_a_search_without_limits() {
-    use protocol::Session;
+    use protocol::LineProtocol;
     for go in ["go", "go infinite"] {
         let mut peer = ugi();
         let mut out = peer.send_until(go, |l| l.starts_with("info depth 1"));

@@ -14,8 +14,100 @@ use prometheus::{
 /// Seconds over which `kingstable_moves_per_second` is averaged.
 pub const MOVE_RATE_WINDOW_SECS: u64 = 60;
 
-/// The label values of `kingstable_http_responses_total`.
-const HTTP_CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
+/// The class of an HTTP response's status: the label `class` of
+/// `kingstable_http_responses_total`, every value shown from the start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::VariantArray, strum::IntoStaticStr)]
+pub enum HttpClass {
+    /// 100–199.
+    #[strum(serialize = "1xx")]
+    Informational,
+    /// 200–299.
+    #[strum(serialize = "2xx")]
+    Success,
+    /// 300–399.
+    #[strum(serialize = "3xx")]
+    Redirection,
+    /// 400–499.
+    #[strum(serialize = "4xx")]
+    ClientError,
+    /// 500 and above.
+    #[strum(serialize = "5xx")]
+    ServerError,
+}
+
+impl HttpClass {
+    /// Every class.
+    pub const ALL: &'static [HttpClass] = <HttpClass as strum::VariantArray>::VARIANTS;
+
+    /// The class of `status`.
+    #[must_use]
+    pub fn of(status: StatusCode) -> HttpClass {
+        match status.as_u16() {
+            100..=199 => HttpClass::Informational,
+            200..=299 => HttpClass::Success,
+            300..=399 => HttpClass::Redirection,
+            400..=499 => HttpClass::ClientError,
+            _ => HttpClass::ServerError,
+        }
+    }
+
+    /// The label value (`2xx`…).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// A request's method: the label `method` of `kingstable_http_request_duration_seconds`.
+/// Methods outside the standard ones (any token is valid HTTP) share one value, so that
+/// clients cannot grow the label set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::VariantArray, strum::IntoStaticStr)]
+#[strum(serialize_all = "UPPERCASE")]
+pub enum MethodLabel {
+    /// `GET`.
+    Get,
+    /// `HEAD`.
+    Head,
+    /// `POST`.
+    Post,
+    /// `PUT`.
+    Put,
+    /// `DELETE`.
+    Delete,
+    /// `PATCH`.
+    Patch,
+    /// `OPTIONS`.
+    Options,
+    /// Any other method.
+    #[strum(serialize = "other")]
+    Other,
+}
+
+impl MethodLabel {
+    /// Every value.
+    pub const ALL: &'static [MethodLabel] = <MethodLabel as strum::VariantArray>::VARIANTS;
+
+    /// The label of `method`.
+    #[must_use]
+    pub fn of(method: &Method) -> MethodLabel {
+        match *method {
+            Method::GET => MethodLabel::Get,
+            Method::HEAD => MethodLabel::Head,
+            Method::POST => MethodLabel::Post,
+            Method::PUT => MethodLabel::Put,
+            Method::DELETE => MethodLabel::Delete,
+            Method::PATCH => MethodLabel::Patch,
+            Method::OPTIONS => MethodLabel::Options,
+            _ => MethodLabel::Other,
+        }
+    }
+
+    /// The label value (`GET`…, `other`).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        self.into()
+    }
+}
 
 /// The buckets of `kingstable_http_request_duration_seconds`, in seconds: from a cached
 /// page (well under a millisecond) to a sign-in (argon2, ~50 ms) and a slow database.
@@ -156,8 +248,8 @@ impl Metrics {
                 .expect("metric names are distinct");
         }
         // Every class from the start, so a scrape shows zeros rather than nothing.
-        for class in HTTP_CLASSES {
-            http_responses.with_label_values(&[class]);
+        for class in HttpClass::ALL {
+            http_responses.with_label_values(&[class.label()]);
         }
         // Every game-socket message type (its `t`, and `invalid`), from the message enum.
         for kind in crate::live::MessageKind::all() {
@@ -194,33 +286,17 @@ impl Metrics {
 
     /// Counts one HTTP response.
     pub fn http_response(&self, status: StatusCode) {
-        let class = match status.as_u16() {
-            100..=199 => HTTP_CLASSES[0],
-            200..=299 => HTTP_CLASSES[1],
-            300..=399 => HTTP_CLASSES[2],
-            400..=499 => HTTP_CLASSES[3],
-            _ => HTTP_CLASSES[4],
-        };
-        self.http_responses.with_label_values(&[class]).inc();
+        self.http_responses
+            .with_label_values(&[HttpClass::of(status).label()])
+            .inc();
     }
 
     /// Records how long one HTTP request took. `route` is the pattern of the route it
     /// matched (axum's `MatchedPath`, never the raw path: the label set stays bounded),
     /// or [`UNMATCHED_ROUTE`].
     pub fn http_request(&self, method: &Method, route: &str, took: Duration) {
-        // Methods outside the standard ones (any token is valid HTTP) share one value.
-        let method = match *method {
-            Method::GET => "GET",
-            Method::HEAD => "HEAD",
-            Method::POST => "POST",
-            Method::PUT => "PUT",
-            Method::DELETE => "DELETE",
-            Method::PATCH => "PATCH",
-            Method::OPTIONS => "OPTIONS",
-            _ => "other",
-        };
         self.http_duration
-            .with_label_values(&[method, route])
+            .with_label_values(&[MethodLabel::of(method).label(), route])
             .observe(took.as_secs_f64());
     }
 
@@ -327,6 +403,43 @@ mod tests {
         assert!(window.rate(200).abs() < 1e-9);
         window.record(200);
         assert!((window.rate(200) - 1.0 / 60.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn every_label_value_is_its_own_and_every_class_is_shown_at_zero() {
+        let labels: Vec<&str> = HttpClass::ALL.iter().map(|c| c.label()).collect();
+        assert_eq!(labels, ["1xx", "2xx", "3xx", "4xx", "5xx"]);
+        for (status, class) in [
+            (101, "1xx"),
+            (204, "2xx"),
+            (304, "3xx"),
+            (429, "4xx"),
+            (503, "5xx"),
+        ] {
+            let status = StatusCode::from_u16(status).unwrap();
+            assert_eq!(HttpClass::of(status).label(), class);
+        }
+        let methods: Vec<&str> = MethodLabel::ALL.iter().map(|m| m.label()).collect();
+        assert_eq!(
+            methods,
+            [
+                "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "other"
+            ]
+        );
+        for &label in MethodLabel::ALL {
+            if label != MethodLabel::Other {
+                let method = Method::from_bytes(label.label().as_bytes()).unwrap();
+                assert_eq!(MethodLabel::of(&method), label);
+            }
+        }
+        let text = Metrics::new().render();
+        for class in HttpClass::ALL {
+            let line = format!(
+                "kingstable_http_responses_total{{class=\"{}\"}} 0",
+                class.label()
+            );
+            assert!(text.contains(&line), "missing {line} in\n{text}");
+        }
     }
 
     #[test]

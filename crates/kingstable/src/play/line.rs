@@ -22,7 +22,7 @@ use session::Timestamp;
 use super::ai::{AiEvent, AiSetup, AiWorker};
 use super::board::PlayGame;
 use super::input::{self, COMMANDS, Input};
-use super::session::{AiUpdate, Session, Submitted, describe_outcome, result_text};
+use super::session::{AiUpdate, Submitted, TerminalGame, describe_outcome, result_text};
 use super::text::{board_text, status_text};
 
 enum Event {
@@ -39,7 +39,7 @@ enum Flow {
 }
 
 struct LineMode<G: PlayGame, W: Write> {
-    session: Session,
+    session: TerminalGame,
     worker: AiWorker<G>,
     out: W,
     flipped: bool,
@@ -48,7 +48,7 @@ struct LineMode<G: PlayGame, W: Write> {
 }
 
 /// Plays `session` in line mode until `quit` or the end of input.
-pub fn run<G: PlayGame>(session: Session, ai: AiSetup, intro: &str) -> Result<()> {
+pub fn run<G: PlayGame>(session: TerminalGame, ai: AiSetup, intro: &str) -> Result<()> {
     let (tx, rx) = mpsc::channel::<Event>();
     let ai_tx = tx.clone();
     let worker = AiWorker::<G>::spawn(ai, move |event| {

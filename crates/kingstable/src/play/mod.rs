@@ -1,7 +1,7 @@
 //! `kingstable play`: a game against the AI or another person, full-screen in a terminal,
 //! or as plain lines when stdout is not a terminal.
 //!
-//! The game itself ([`session::Session`]: a table of the `session` crate with the AI
+//! The game itself ([`session::TerminalGame`]: a table of the `session` crate with the AI
 //! requests, hints and choices around it) knows nothing of the screen; [`tui`] draws it
 //! with ratatui and [`line`](mod@line) prints it as text. The AI searches on a worker thread
 //! ([`ai`]).
@@ -26,7 +26,7 @@ use game::{Game, GameKind, Player};
 use games::{AnyGame, with_game};
 
 use self::board::PlayGame;
-use self::session::{Controller, Session, SessionOptions};
+use self::session::{Controller, SessionOptions, TerminalGame};
 
 /// Who the opponent is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -102,7 +102,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         think: args.think,
         clock: args.clock.unwrap_or_default(),
     };
-    let mut session = Session::new(AnyGame::start(args.game), options, Timestamp::now());
+    let mut session = TerminalGame::new(AnyGame::start(args.game), options, Timestamp::now());
     if let Some(path) = &args.load {
         session.load(path, Timestamp::now())?;
     }
@@ -122,7 +122,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
 fn front_end<G: PlayGame>(
     _game: &G,
     plain: bool,
-    session: Session,
+    session: TerminalGame,
     ai: ai::AiSetup,
     intro: &str,
     human: Player,
@@ -134,7 +134,7 @@ fn front_end<G: PlayGame>(
     }
 }
 
-fn intro(session: &Session, human: Player, vs: Opponent) -> String {
+fn intro(session: &TerminalGame, human: Player, vs: Opponent) -> String {
     let kind = session.kind();
     let who = match vs {
         Opponent::Ai => format!(

@@ -77,7 +77,7 @@ pub struct Thinking {
 pub enum Submitted {
     /// It was played; its notation.
     Played(String),
-    /// Several moves match: pick one ([`Session::choice`] lists them).
+    /// Several moves match: pick one ([`TerminalGame::choice`] lists them).
     Choose,
 }
 
@@ -95,7 +95,7 @@ pub enum AiUpdate {
 }
 
 /// A game being played at the terminal.
-pub struct Session {
+pub struct TerminalGame {
     /// The game as a table sees it.
     table: session::Session,
     options: SessionOptions,
@@ -104,16 +104,16 @@ pub struct Session {
     next_id: u64,
     hint: Option<(AnyMove, String)>,
     /// The revisions of the tables that loading a record replaced, so that
-    /// [`Session::revision`] never goes back.
+    /// [`TerminalGame::revision`] never goes back.
     earlier_revisions: u64,
 }
 
-impl Session {
+impl TerminalGame {
     /// A session from `game` (usually the start), the clock of the side to move started.
     #[must_use]
-    pub fn new(game: AnyGame, options: SessionOptions, now: Timestamp) -> Session {
+    pub fn new(game: AnyGame, options: SessionOptions, now: Timestamp) -> TerminalGame {
         let table = session::Session::new(game, table_options(&options), now);
-        Session {
+        TerminalGame {
             table,
             options,
             choice: None,
@@ -836,8 +836,8 @@ mod tests {
     const HUMAN_VS_AI: [Controller; 2] = [Controller::Human, Controller::Ai];
     const AI_VS_HUMAN: [Controller; 2] = [Controller::Ai, Controller::Human];
 
-    fn tafl_session(players: [Controller; 2]) -> Session {
-        Session::new(
+    fn tafl_session(players: [Controller; 2]) -> TerminalGame {
+        TerminalGame::new(
             AnyGame::start(GameKind::Copenhagen),
             options(players, "untimed"),
             at(0),
@@ -845,7 +845,7 @@ mod tests {
     }
 
     /// Answers the session's AI request with `text` as the AI's move.
-    fn ai_answers(session: &mut Session, text: &str, now: Timestamp) -> AiUpdate {
+    fn ai_answers(session: &mut TerminalGame, text: &str, now: Timestamp) -> AiUpdate {
         let request = session.next_ai_request(now).expect("the AI is to move");
         let mv = request.game.parse_move(text).unwrap();
         session.on_ai_event(
@@ -947,7 +947,7 @@ mod tests {
         let fen =
             "2/8/10/12/7m1n2/3m2mm2n1/3nmmmmn3/7m4/8M3/3NMM6/2N1MMMMMN2/3M6M1/12/10/8/2 b 0 0 3";
         let game = AnyGame::from_position(GameKind::Camelot, fen).unwrap();
-        let mut s = Session::new(game, options(HUMANS, "untimed"), at(0));
+        let mut s = TerminalGame::new(game, options(HUMANS, "untimed"), at(0));
         let now = at(1);
         assert_eq!(s.submit("h9-f5", now), Ok(Submitted::Choose));
         let choice = s.choice().unwrap();
@@ -1067,7 +1067,7 @@ mod tests {
     fn clocks_run_for_the_side_to_move_and_a_flag_fall_ends_the_game() {
         let t0 = at(0);
         let fetlar = AnyGame::start(GameKind::Fetlar);
-        let mut s = Session::new(fetlar, options(HUMANS, "1+5"), t0);
+        let mut s = TerminalGame::new(fetlar, options(HUMANS, "1+5"), t0);
         s.submit("d1-d3", at(10)).unwrap();
         let clocks = s.clocks().unwrap();
         assert_eq!(
@@ -1097,7 +1097,7 @@ mod tests {
     fn the_ai_searches_on_the_clock() {
         let t0 = at(0);
         let fetlar = AnyGame::start(GameKind::Fetlar);
-        let mut s = Session::new(fetlar, options(AI_VS_HUMAN, "2+1"), t0);
+        let mut s = TerminalGame::new(fetlar, options(AI_VS_HUMAN, "2+1"), t0);
         let request = s.next_ai_request(t0).unwrap();
         let clock = request.limits.clock.unwrap();
         assert_eq!(clock.remaining, [Duration::from_secs(120); 2]);

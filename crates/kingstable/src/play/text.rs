@@ -7,7 +7,7 @@ use games::Board;
 use session::{Timestamp, format_clock};
 
 use super::board::{Cell, Mark, Sq};
-use super::session::Session;
+use super::session::TerminalGame;
 
 /// The files left to right and ranks top to bottom as drawn: rank 1 at the bottom, or at
 /// the top when `flipped` (files then run right to left).
@@ -76,7 +76,7 @@ fn first_rank_of<G: Board>(game: &G, file: u8) -> u8 {
 /// The lines under the board: the last move and its captures, pieces lost, clocks, and
 /// who is to move.
 #[must_use]
-pub fn status_text(session: &Session, now: Timestamp) -> String {
+pub fn status_text(session: &TerminalGame, now: Timestamp) -> String {
     let mut out = String::new();
     let kind = session.kind();
     if let Some(last) = session.moves().last() {

@@ -19,7 +19,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use super::ai::{AiEvent, AiSetup, AiWorker, Purpose};
 use super::board::{Mark, PlayGame, Sq};
 use super::input::{self, COMMANDS, Input};
-use super::session::{AiUpdate, Session, Submitted, describe_outcome, result_text};
+use super::session::{AiUpdate, Submitted, TerminalGame, describe_outcome, result_text};
 use super::text::{cell_char, view_order};
 use games::PieceKind;
 use session::{Timestamp, format_clock};
@@ -66,7 +66,7 @@ const SIDE_MIN_WIDTH: u16 = 30;
 
 /// What the screen shows besides the game.
 struct App<G: PlayGame> {
-    session: Session,
+    session: TerminalGame,
     worker: AiWorker<G>,
     ai_events: Receiver<AiEvent>,
     input: String,
@@ -84,7 +84,7 @@ struct App<G: PlayGame> {
 }
 
 /// Plays `session` full-screen until the player quits.
-pub fn run<G: PlayGame>(session: Session, ai: AiSetup, human: Player) -> Result<()> {
+pub fn run<G: PlayGame>(session: TerminalGame, ai: AiSetup, human: Player) -> Result<()> {
     let (tx, ai_events) = mpsc::channel();
     let worker = AiWorker::<G>::spawn(ai, move |event| {
         let _ = tx.send(event);

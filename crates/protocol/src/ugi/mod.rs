@@ -16,7 +16,7 @@ use crate::output::Output;
 use crate::search::{
     EngineCell, EngineSettings, InfoText, MAX_HASH_MB, MAX_THREADS, info_text, note,
 };
-use crate::session::{Flow, Session};
+use crate::session::{Flow, LineProtocol};
 
 /// The name the engine gives in `id name`.
 pub const ENGINE_NAME: &str = concat!("Kingstable ", env!("CARGO_PKG_VERSION"));
@@ -29,7 +29,7 @@ pub const DEFAULT_VARIANT: GameKind = GameKind::Copenhagen;
 /// searches on a worker thread (whose `info` and `bestmove` lines go to the same output).
 ///
 /// ```
-/// use protocol::{Output, Session, ugi::UgiSession};
+/// use protocol::{LineProtocol, Output, ugi::UgiSession};
 /// let (out, lines) = Output::channel();
 /// let mut session = UgiSession::new(out);
 /// session.handle_line("setoption name Variant value fetlar");
@@ -351,7 +351,7 @@ impl UgiSession {
     }
 }
 
-impl Session for UgiSession {
+impl LineProtocol for UgiSession {
     fn handle_line(&mut self, line: &str) -> Flow {
         if line.trim().is_empty() {
             return Flow::Continue;

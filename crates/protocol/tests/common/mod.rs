@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use protocol::otep::{OtepSession, OtepSettings};
 use protocol::ugi::UgiSession;
-use protocol::{EngineSettings, Flow, Output, Session};
+use protocol::{EngineSettings, Flow, LineProtocol, Output};
 
 /// Long enough for any search the tests start, short enough to fail a hang quickly.
 pub const PATIENCE: Duration = Duration::from_secs(60);
@@ -21,7 +21,7 @@ pub fn settings() -> EngineSettings {
     }
 }
 
-pub struct Peer<S: Session> {
+pub struct Peer<S: LineProtocol> {
     pub session: S,
     lines: Receiver<String>,
 }
@@ -54,7 +54,7 @@ pub fn otep_with(move_time: Duration) -> Peer<OtepSession> {
     peer
 }
 
-impl<S: Session> Peer<S> {
+impl<S: LineProtocol> Peer<S> {
     /// Sends a line; returns what the session wrote while handling it (a search started
     /// by it may write more later: see [`Peer::until`]).
     pub fn send(&mut self, line: &str) -> Vec<String> {

@@ -13,7 +13,7 @@ use crate::error::{ApiError, ErrorCode};
 use crate::live::Ident;
 use crate::live::chat::{self, ChatLine, ChatRoom};
 use crate::state::AppState;
-use crate::store::{GameStatus, now_ms};
+use crate::store::now_ms;
 
 /// The longest reason a report takes, in characters.
 pub const MAX_REASON_CHARS: usize = 200;
@@ -41,7 +41,7 @@ pub async fn list(
     };
     let over = match state.live.handle(&id) {
         Some(handle) => chat::is_over(handle.feed()),
-        None => matches!(record.status, GameStatus::Finished | GameStatus::Aborted),
+        None => !record.status.is_live(),
     };
     let you = Ident::from(&viewer).side_in(&record);
     let mut messages = chat::stored_lines(&state, &id).await?;
@@ -114,7 +114,7 @@ pub async fn report(
         .ok_or_else(unknown)?;
     let over = match state.live.handle(&record.id) {
         Some(handle) => chat::is_over(handle.feed()),
-        None => matches!(record.status, GameStatus::Finished | GameStatus::Aborted),
+        None => !record.status.is_live(),
     };
     let room = ChatRoom::from_name(&message.room).ok_or_else(unknown)?;
     if !room.readable_by(ident.side_in(&record), over) {

@@ -219,7 +219,7 @@ impl Viewing {
                     Vec::new()
                 }
             }
-            Published::Change(frame) => match self.rev {
+            Published::Change { frame, .. } => match self.rev {
                 // Not said hello yet: it will get the state then.
                 None => Vec::new(),
                 Some(rev) if frame.to <= rev => Vec::new(),
@@ -230,10 +230,12 @@ impl Viewing {
                 // A gap: what was missed, from the history or as the whole state.
                 Some(rev) => self.catch_up(feed, rev),
             },
-            Published::Reset => match self.rev {
+            Published::Reset { .. } => match self.rev {
                 None => Vec::new(),
                 Some(_) => self.catch_up(feed, 0),
             },
+            // Never told: the feed only keeps it.
+            Published::Refresh { .. } => Vec::new(),
         }
     }
 }
@@ -365,7 +367,7 @@ async fn serve_game(
                     break 'serve;
                 }
                 (Ok(item), Some(feed)) => {
-                    let changed = matches!(item, Published::Change(_) | Published::Reset);
+                    let changed = matches!(item, Published::Change { .. } | Published::Reset { .. });
                     let mut texts = viewing.published(feed, item);
                     if changed && viewing.chat_sent && !viewing.over {
                         texts.extend(viewing.chat_news(feed));

@@ -19,7 +19,7 @@ use crate::error::{ApiError, ErrorCode};
 use crate::mail::{Mailer, Outgoing, messages, parse_address};
 use crate::security::ClientIp;
 use crate::state::AppState;
-use crate::store::{MailSettings, StoreError, TokenPurpose, User, now_ms};
+use crate::store::{Conflict, MailSettings, StoreError, TokenPurpose, User, now_ms};
 
 /// How long a confirmation link works.
 pub const CONFIRM_VALID: Duration = Duration::from_secs(24 * 3600);
@@ -301,7 +301,7 @@ pub async fn confirm(
             ))
         }
         Ok(None) => Err(invalid_token()),
-        Err(StoreError::Conflict(_)) => Err(ApiError::new(
+        Err(StoreError::Conflict(Conflict::AddressTaken)) => Err(ApiError::new(
             ErrorCode::AddressTaken,
             "another account has confirmed this address",
         )),

@@ -38,118 +38,84 @@ use crate::security::{csrf_guard, response_headers};
 use crate::state::AppState;
 use crate::web::static_file;
 
-/// Every endpoint as (method, path), as `docs/API.md` documents them; a test checks that
-/// each one is routed and documented.
-pub const ENDPOINTS: &[(&str, &str)] = &[
-    ("GET", "/health"),
-    ("GET", "/metrics"),
-    ("GET", "/api/whoami"),
-    ("POST", "/api/guest"),
-    ("POST", "/api/account/signup"),
-    ("POST", "/api/account/signin"),
-    ("POST", "/api/account/signout"),
-    ("POST", "/api/account/signout-everywhere"),
-    ("POST", "/api/account/password"),
-    ("PUT", "/api/account/language"),
-    ("GET", "/api/mail"),
-    ("GET", "/api/account/mail"),
-    ("POST", "/api/account/mail"),
-    ("POST", "/api/account/email"),
-    ("POST", "/api/account/email/remove"),
-    ("POST", "/api/account/email/confirm"),
-    ("POST", "/api/account/reset/request"),
-    ("POST", "/api/account/reset"),
-    ("GET", "/api/players/{name}"),
-    ("GET", "/api/me/games"),
-    ("GET", "/api/me/challenges"),
-    ("GET", "/api/ratings"),
-    ("POST", "/api/games"),
-    ("GET", "/api/games"),
-    ("GET", "/api/games/{id}"),
-    ("POST", "/api/games/{id}/join"),
-    ("POST", "/api/games/{id}/rematch"),
-    ("GET", "/api/games/{id}/conditional"),
-    ("PUT", "/api/games/{id}/conditional"),
-    ("POST", "/api/challenges"),
-    ("GET", "/api/challenges"),
-    ("POST", "/api/challenges/{id}/accept"),
-    ("POST", "/api/challenges/{id}/decline"),
-    ("DELETE", "/api/challenges/{id}"),
-    ("GET", "/ws/game/{id}"),
-    ("GET", "/ws/lobby"),
-    ("POST", "/api/position"),
-    ("GET", "/ws/analysis"),
-    ("GET", "/api/archive"),
-    ("GET", "/api/archive/{id}"),
-    ("GET", "/api/games/{id}/record"),
-    ("POST", "/api/import"),
-    ("GET", "/api/games/{id}/chat"),
-    ("POST", "/api/chat/{id}/report"),
-    ("GET", "/api/mod/reports"),
-    ("POST", "/api/mod/sanction"),
-];
+/// Declares the endpoints once, as `METHOD "path" => handler`: [`ENDPOINTS`] lists them
+/// and `endpoint_routes` routes them, so a route cannot be served without being listed
+/// (and the tests check that each listed one is documented and each documented one
+/// listed).
+macro_rules! endpoints {
+    ($($method:ident $path:literal => $handler:expr,)*) => {
+        /// Every endpoint as (method, path), as `docs/API.md` documents them: the routes
+        /// of [`router`] (besides the web client's files), from the same table.
+        pub const ENDPOINTS: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
+
+        /// Routes every endpoint of [`ENDPOINTS`] (two methods on one path share its
+        /// route).
+        fn endpoint_routes(router: Router<AppState>) -> Router<AppState> {
+            router$(.route($path, endpoints!(@method $method)($handler)))*
+        }
+    };
+    (@method GET) => { get };
+    (@method POST) => { post };
+    (@method PUT) => { put };
+    (@method DELETE) => { delete };
+}
+
+endpoints! {
+    GET "/health" => ops::health,
+    GET "/metrics" => ops::metrics,
+    GET "/api/whoami" => account::whoami,
+    POST "/api/guest" => account::guest,
+    POST "/api/account/signup" => account::sign_up,
+    POST "/api/account/signin" => account::sign_in,
+    POST "/api/account/signout" => account::sign_out,
+    POST "/api/account/signout-everywhere" => account::sign_out_everywhere,
+    POST "/api/account/password" => account::change_password,
+    PUT "/api/account/language" => account::set_language,
+    GET "/api/mail" => mail::site,
+    GET "/api/account/mail" => mail::settings,
+    POST "/api/account/mail" => mail::set_switches,
+    POST "/api/account/email" => mail::set_address,
+    POST "/api/account/email/remove" => mail::remove_address,
+    POST "/api/account/email/confirm" => mail::confirm,
+    POST "/api/account/reset/request" => mail::request_reset,
+    POST "/api/account/reset" => mail::reset,
+    GET "/api/players/{name}" => players::profile,
+    GET "/api/me/games" => me::games,
+    GET "/api/me/challenges" => me::challenges,
+    GET "/api/ratings" => standings::list,
+    GET "/api/levels" => levels::list,
+    POST "/api/games" => games::create,
+    GET "/api/games" => games::list,
+    GET "/api/games/{id}" => games::get,
+    POST "/api/games/{id}/join" => games::join,
+    POST "/api/games/{id}/rematch" => games::rematch,
+    GET "/api/games/{id}/conditional" => conditional::get,
+    PUT "/api/games/{id}/conditional" => conditional::put,
+    POST "/api/challenges" => challenges::create,
+    GET "/api/challenges" => challenges::list,
+    POST "/api/challenges/{id}/accept" => challenges::accept,
+    POST "/api/challenges/{id}/decline" => challenges::decline,
+    DELETE "/api/challenges/{id}" => challenges::cancel,
+    GET "/ws/game/{id}" => game_socket::game_socket,
+    GET "/ws/lobby" => lobby_socket::lobby_socket,
+    POST "/api/position" => analysis::position,
+    GET "/ws/analysis" => analysis::socket,
+    GET "/api/archive" => archive::list,
+    GET "/api/archive/{id}" => archive::game,
+    GET "/api/games/{id}/record" => archive::download,
+    POST "/api/import" => archive::import,
+    GET "/api/games/{id}/chat" => chat::list,
+    POST "/api/chat/{id}/report" => chat::report,
+    GET "/api/mod/reports" => moderation::reports,
+    POST "/api/mod/sanction" => moderation::sanction,
+}
 
 /// The whole application: the API, `/health`, `/metrics`, and the web client for every
 /// other path.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.config.body_limit;
-    Router::new()
-        .route("/api/whoami", get(account::whoami))
-        .route("/api/guest", post(account::guest))
-        .route("/api/account/signup", post(account::sign_up))
-        .route("/api/account/signin", post(account::sign_in))
-        .route("/api/account/signout", post(account::sign_out))
-        .route(
-            "/api/account/signout-everywhere",
-            post(account::sign_out_everywhere),
-        )
-        .route("/api/account/password", post(account::change_password))
-        .route("/api/account/language", put(account::set_language))
-        .route("/api/mail", get(mail::site))
-        .route(
-            "/api/account/mail",
-            get(mail::settings).post(mail::set_switches),
-        )
-        .route("/api/account/email", post(mail::set_address))
-        .route("/api/account/email/remove", post(mail::remove_address))
-        .route("/api/account/email/confirm", post(mail::confirm))
-        .route("/api/account/reset/request", post(mail::request_reset))
-        .route("/api/account/reset", post(mail::reset))
-        .route("/api/players/{name}", get(players::profile))
-        .route("/api/me/games", get(me::games))
-        .route("/api/me/challenges", get(me::challenges))
-        .route("/api/ratings", get(standings::list))
-        .route("/api/levels", get(levels::list))
-        .route("/api/games", post(games::create).get(games::list))
-        .route("/api/games/{id}", get(games::get))
-        .route("/api/games/{id}/join", post(games::join))
-        .route("/api/games/{id}/rematch", post(games::rematch))
-        .route(
-            "/api/games/{id}/conditional",
-            get(conditional::get).put(conditional::put),
-        )
-        .route(
-            "/api/challenges",
-            post(challenges::create).get(challenges::list),
-        )
-        .route("/api/challenges/{id}/accept", post(challenges::accept))
-        .route("/api/challenges/{id}/decline", post(challenges::decline))
-        .route("/api/challenges/{id}", delete(challenges::cancel))
-        .route("/ws/game/{id}", get(game_socket::game_socket))
-        .route("/ws/lobby", get(lobby_socket::lobby_socket))
-        .route("/api/position", post(analysis::position))
-        .route("/ws/analysis", get(analysis::socket))
-        .route("/api/archive", get(archive::list))
-        .route("/api/archive/{id}", get(archive::game))
-        .route("/api/games/{id}/record", get(archive::download))
-        .route("/api/import", post(archive::import))
-        .route("/api/games/{id}/chat", get(chat::list))
-        .route("/api/chat/{id}/report", post(chat::report))
-        .route("/api/mod/reports", get(moderation::reports))
-        .route("/api/mod/sanction", post(moderation::sanction))
+    endpoint_routes(Router::new())
         .route("/api/{*rest}", any(api_not_found))
-        .route("/health", get(ops::health))
-        .route("/metrics", get(ops::metrics))
         .fallback(static_file)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), csrf_guard))
@@ -392,6 +358,15 @@ pub(crate) fn json_with<T: serde::Serialize>(status: StatusCode, body: &T) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_endpoint_is_listed_once() {
+        let mut seen = std::collections::HashSet::new();
+        for endpoint in ENDPOINTS {
+            assert!(seen.insert(endpoint), "{endpoint:?} twice");
+        }
+        assert!(ENDPOINTS.contains(&("GET", "/api/levels")));
+    }
 
     #[test]
     fn control_characters_in_json_strings_are_found_however_written() {

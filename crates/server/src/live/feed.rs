@@ -12,6 +12,7 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use game::Player;
+use serde::{Deserialize, Serialize};
 use session::{Clocks, Timestamp};
 use tokio::sync::broadcast;
 
@@ -19,6 +20,12 @@ use super::chat::{self, ChatRoom};
 use super::lock;
 use super::messages::{ClocksView, GameView, LegalMoves, ServerMessage};
 use crate::store::SeatRecord;
+
+mod published;
+
+pub(crate) use published::embedded;
+pub use published::{Missed, Publication, Published, Resolved, StateAfter};
+pub(crate) use published::{SnapshotIn, SnapshotRef};
 
 /// How many published items a socket may fall behind before it is sent the whole state
 /// instead (its queue: items are shared `Arc`s, so this bounds entries, not bytes).
@@ -31,16 +38,19 @@ pub const HISTORY: usize = 16;
 /// Who sits in each seat: enough to tell a socket's side without the owner.
 pub type Seats = [SeatRecord; 2];
 
-/// One change of the game, serialised once.
-#[derive(Debug)]
+/// One change of the game, serialised once (and on the bus with its texts embedded as
+/// the JSON they are).
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Frame {
     /// The revision before it.
     pub from: u64,
     /// The revision after it.
     pub to: u64,
     /// The `events` message as spectators and the player not to move get it.
+    #[serde(with = "embedded")]
     pub public: Arc<str>,
     /// The same with the legal moves, for the sockets of the side to move.
+    #[serde(with = "embedded::mover")]
     pub mover: Option<(Player, Arc<str>)>,
 }
 
@@ -135,28 +145,6 @@ impl Snapshot {
     }
 }
 
-/// What the owner publishes to the game's sockets.
-#[derive(Clone, Debug)]
-pub enum Published {
-    /// A change: the session moved on.
-    Change(Arc<Frame>),
-    /// Something the events do not carry (a seat taken, a waiting game called off):
-    /// every socket sends the whole state.
-    Reset,
-    /// The number of watchers (at most a few a second).
-    Watchers(Arc<WatcherCount>),
-    /// The agreed rematch.
-    Rematch(Arc<str>),
-    /// Who has left the game (every socket of theirs closed), and when the opponent may
-    /// claim: on every arrival and departure.
-    Absent(Arc<str>),
-    /// A chat message said in a room: written by the sockets that may read that room.
-    Chat(ChatRoom, Arc<str>),
-    /// Another server process owns the game now: the sockets close (their clients
-    /// connect again).
-    Moved,
-}
-
 /// A watcher count as published: the `watchers` message for a socket already counted
 /// in it (the others: the count less that socket) and for one not yet counted (the whole
 /// count), each serialised once. A socket learns from [`super::Handle::watch_counted`]
@@ -174,7 +162,9 @@ pub struct WatcherCount {
 }
 
 impl WatcherCount {
-    fn new(version: u64, count: usize) -> WatcherCount {
+    /// The count `count` published as the `version`th.
+    #[must_use]
+    pub fn new(version: u64, count: usize) -> WatcherCount {
         WatcherCount {
             version,
             count,
@@ -231,35 +221,46 @@ pub struct Tap {
     pub listeners: HashSet<String>,
 }
 
-/// Publishes a change for the processes listening to the game.
-fn publish_change(tap: &Tap, frame: &Frame, before: &Snapshot, snapshot: &Snapshot) {
-    let texts = super::remote::raw(&frame.public).and_then(|public| {
-        let mover = match &frame.mover {
-            Some((side, text)) => Some((*side, super::remote::raw(text)?)),
-            None => None,
-        };
-        Ok((public, mover))
-    });
-    match texts {
-        Ok((public, mover)) => super::remote::publish(
-            tap,
-            &super::remote::EnvelopeOut::Change {
-                from: frame.from,
-                to: frame.to,
-                public,
-                mover,
-                snapshot: super::remote::SnapshotRef::after(before, snapshot),
-            },
-        ),
-        Err(error) => tracing::error!(%error, "a change that is not JSON is not published"),
-    }
-}
-
 impl Kept {
-    fn tap(&self, envelope: &super::remote::EnvelopeOut<'_>) {
-        if let Some(tap) = &self.tap {
-            super::remote::publish(tap, envelope);
+    /// Keeps what the feed keeps of `told`, and `snapshot` as the state; returns the
+    /// state before.
+    fn keep(&mut self, told: &Published, snapshot: Option<Arc<Snapshot>>) -> Arc<Snapshot> {
+        let before = match snapshot {
+            Some(snapshot) => std::mem::replace(&mut self.snapshot, snapshot),
+            None => Arc::clone(&self.snapshot),
+        };
+        match told {
+            Published::Change { frame, .. } => {
+                if self.history.len() == HISTORY {
+                    self.history.pop_front();
+                }
+                // Only the latest legal moves matter to a client catching up: the copy
+                // with the mover's legal moves is kept for the newest change only.
+                if let Some(last) = self.history.back_mut()
+                    && last.mover.is_some()
+                {
+                    *last = Arc::new(Frame {
+                        from: last.from,
+                        to: last.to,
+                        public: Arc::clone(&last.public),
+                        mover: None,
+                    });
+                }
+                self.history.push_back(Arc::clone(frame));
+            }
+            Published::Reset { .. } => self.history.clear(),
+            Published::Watchers(count) => self.watchers = Arc::clone(count),
+            Published::Rematch(text) => self.rematch = Some(Arc::clone(text)),
+            Published::Chat(room, text) => {
+                let history = &mut self.chat[room.index()];
+                if history.len() == chat::HISTORY {
+                    history.pop_front();
+                }
+                history.push_back(Arc::clone(text));
+            }
+            Published::Refresh { .. } | Published::Absent(_) | Published::Moved => {}
         }
+        before
     }
 }
 
@@ -357,95 +358,91 @@ impl Feed {
         }
     }
 
-    /// Publishes a change and the state after it.
-    pub fn change(&self, frame: Frame, snapshot: Snapshot) {
-        let frame = Arc::new(frame);
+    /// Publishes `published`: keeps what the feed keeps of it (the history, the state,
+    /// the watchers, the rematch, the chat), writes it once for the processes that
+    /// relay the game, and hands it to the sockets here. A change already had is
+    /// ignored.
+    ///
+    /// # Errors
+    /// [`Missed`] when a relayed publication does not follow the state here: nothing
+    /// was published (the owner's own always follow).
+    pub fn publish<S: StateAfter>(&self, published: Published<S>) -> Result<(), Missed> {
+        let (told, state) = published.split();
         {
             let mut kept = lock(&self.inner);
-            if kept.history.len() == HISTORY {
-                kept.history.pop_front();
-            }
-            // Only the latest legal moves matter to a client catching up: the copy with
-            // the mover's legal moves is kept for the newest change only.
-            if let Some(last) = kept.history.back_mut()
-                && last.mover.is_some()
-            {
-                *last = Arc::new(Frame {
-                    from: last.from,
-                    to: last.to,
-                    public: Arc::clone(&last.public),
-                    mover: None,
-                });
-            }
-            kept.history.push_back(Arc::clone(&frame));
-            let before = std::mem::replace(&mut kept.snapshot, Arc::new(snapshot));
+            let snapshot = match state {
+                None => None,
+                Some(state) => match state.resolve(&kept.snapshot, told.frame()) {
+                    Resolved::Apply(snapshot) => Some(snapshot),
+                    Resolved::Stale => return Ok(()),
+                    Resolved::Missed => return Err(Missed),
+                },
+            };
+            let before = kept.keep(&told, snapshot);
             if let Some(tap) = &kept.tap {
-                publish_change(tap, &frame, &before, &kept.snapshot);
+                published::publish(tap, &told, &before, &kept.snapshot);
             }
         }
-        let _ = self.sender.send(Published::Change(frame));
-    }
-
-    /// Publishes a new state that the events do not describe.
-    pub fn reset(&self, snapshot: Snapshot) {
-        {
-            let mut kept = lock(&self.inner);
-            kept.history.clear();
-            kept.snapshot = Arc::new(snapshot);
-            kept.tap(&super::remote::EnvelopeOut::Reset {
-                snapshot: super::remote::SnapshotRef::of(&kept.snapshot),
-            });
+        if told.is_told() {
+            let _ = self.sender.send(told);
         }
-        let _ = self.sender.send(Published::Reset);
+        Ok(())
     }
 
-    /// Replaces the state without telling the sockets (what they were told still holds:
-    /// a rating shown after the end, say).
-    pub fn refresh(&self, snapshot: Snapshot) {
-        let mut kept = lock(&self.inner);
-        kept.snapshot = Arc::new(snapshot);
-        kept.tap(&super::remote::EnvelopeOut::Refresh {
-            snapshot: super::remote::SnapshotRef::of(&kept.snapshot),
+    /// The owner's publications, each through [`Feed::publish`] (the owner's are never
+    /// [`Missed`]).
+    fn publish_own(&self, publication: Publication) {
+        let _ = self.publish(publication);
+    }
+
+    /// Publishes a change and the state after it ([`Published::Change`]).
+    pub fn change(&self, frame: Frame, snapshot: Snapshot) {
+        self.publish_own(Published::Change {
+            frame: Arc::new(frame),
+            snapshot: Arc::new(snapshot),
         });
     }
 
-    /// Publishes the number of watchers (sockets open on the game).
+    /// Publishes a new state that the events do not describe ([`Published::Reset`]).
+    pub fn reset(&self, snapshot: Snapshot) {
+        self.publish_own(Published::Reset {
+            snapshot: Arc::new(snapshot),
+        });
+    }
+
+    /// Replaces the state without telling the sockets ([`Published::Refresh`]: what they
+    /// were told still holds: a rating shown after the end, say).
+    pub fn refresh(&self, snapshot: Snapshot) {
+        self.publish_own(Published::Refresh {
+            snapshot: Arc::new(snapshot),
+        });
+    }
+
+    /// Publishes the number of watchers, sockets open on the game
+    /// ([`Published::Watchers`]; the game's owner alone calls this, one call at a time).
     pub fn set_watchers(&self, count: usize) {
-        let published = {
-            let mut kept = lock(&self.inner);
-            kept.watchers = Arc::new(WatcherCount::new(kept.watchers.version + 1, count));
-            kept.tap(&super::remote::EnvelopeOut::Watchers {
-                version: kept.watchers.version,
-                count,
-            });
-            Arc::clone(&kept.watchers)
-        };
-        let _ = self.sender.send(Published::Watchers(published));
+        let version = self.watchers().version + 1;
+        self.publish_own(Published::Watchers(Arc::new(WatcherCount::new(
+            version, count,
+        ))));
     }
 
-    /// Publishes who is gone from the game now (an `absent` message).
+    /// Publishes who is gone from the game now (an `absent` message:
+    /// [`Published::Absent`]).
     pub fn set_absent(&self, text: Arc<str>) {
-        if let Ok(text) = super::remote::raw(&text) {
-            lock(&self.inner).tap(&super::remote::EnvelopeOut::Absent { text });
-        }
-        let _ = self.sender.send(Published::Absent(text));
+        self.publish_own(Published::Absent(text));
     }
 
-    /// Tells the sockets that another server process owns the game now.
+    /// Tells the sockets that another server process owns the game now
+    /// ([`Published::Moved`]).
     pub fn moved(&self) {
-        lock(&self.inner).tap(&super::remote::EnvelopeOut::Moved);
-        let _ = self.sender.send(Published::Moved);
+        self.publish_own(Published::Moved);
     }
 
-    /// Publishes the agreed rematch.
+    /// Publishes the agreed rematch ([`Published::Rematch`]).
     pub fn set_rematch(&self, id: &str) {
         let text = to_text(&ServerMessage::Rematch { id: id.to_owned() });
-        {
-            let mut kept = lock(&self.inner);
-            kept.rematch = Some(Arc::clone(&text));
-            kept.tap(&super::remote::EnvelopeOut::Rematch { id });
-        }
-        let _ = self.sender.send(Published::Rematch(text));
+        self.publish_own(Published::Rematch(text));
     }
 }
 
@@ -463,6 +460,12 @@ impl Feed {
             return;
         }
         self.chat_here(room, text);
+    }
+
+    /// Publishes chat said in `room` here, whether this feed is a mirror or not
+    /// ([`Published::Chat`]).
+    pub(crate) fn chat_here(&self, room: ChatRoom, text: Arc<str>) {
+        self.publish_own(Published::Chat(room, text));
     }
 
     /// The last messages of `room`, oldest first.
@@ -546,31 +549,5 @@ impl Feed {
     /// `upstream`, the relay to its owner.
     pub(crate) fn set_upstream(&self, upstream: tokio::sync::mpsc::Sender<super::Command>) {
         let _ = self.upstream.set(upstream);
-    }
-
-    /// Publishes chat said in `room` here, whether this feed is a mirror or not.
-    pub(crate) fn chat_here(&self, room: ChatRoom, text: Arc<str>) {
-        {
-            let mut kept = lock(&self.inner);
-            let history = &mut kept.chat[room.index()];
-            if history.len() == chat::HISTORY {
-                history.pop_front();
-            }
-            history.push_back(Arc::clone(&text));
-            if let Ok(text) = super::remote::raw(&text) {
-                kept.tap(&super::remote::EnvelopeOut::Chat { room, text });
-            }
-        }
-        let _ = self.sender.send(Published::Chat(room, text));
-    }
-
-    /// Sets the watcher count to one published elsewhere, with its version there.
-    pub fn set_watchers_at(&self, version: u64, count: usize) {
-        let published = {
-            let mut kept = lock(&self.inner);
-            kept.watchers = Arc::new(WatcherCount::new(version, count));
-            Arc::clone(&kept.watchers)
-        };
-        let _ = self.sender.send(Published::Watchers(published));
     }
 }

@@ -377,8 +377,19 @@ impl From<session::Error> for Refusal {
 }
 
 /// What the server sends on `/ws/game/{id}` (JSON, tagged by `"t"`).
-#[derive(Clone, Debug, Serialize)]
+///
+/// `ServerTag`, derived from it, names its variants as serde tags them (a variant
+/// renamed by hand must be renamed there too, with `#[strum_discriminants(serde(…))]`
+/// and `#[strum(serialize = …)]`: a test compares the two names of every variant).
+#[derive(Clone, Debug, Serialize, strum::EnumDiscriminants)]
 #[serde(tag = "t", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(ServerTag),
+    vis(pub(crate)),
+    derive(Serialize, strum::VariantArray, strum::VariantNames),
+    serde(rename_all = "snake_case"),
+    strum(serialize_all = "snake_case")
+)]
 pub enum ServerMessage {
     /// The whole game as the receiver sees it.
     State {
@@ -662,6 +673,27 @@ pub enum GameStatusView {
     Aborted,
 }
 
+impl From<crate::store::GameStatus> for GameStatusView {
+    /// A stored status as the messages say it (`playing` is `ongoing`).
+    fn from(status: crate::store::GameStatus) -> GameStatusView {
+        use crate::store::GameStatus;
+        match status {
+            GameStatus::Waiting => GameStatusView::Waiting,
+            GameStatus::Playing => GameStatusView::Ongoing,
+            GameStatus::Finished => GameStatusView::Finished,
+            GameStatus::Aborted => GameStatusView::Aborted,
+        }
+    }
+}
+
+impl From<session::Status> for GameStatusView {
+    /// A session's status as the messages say it (through the stored one: the layers
+    /// meet in one place each).
+    fn from(status: session::Status) -> GameStatusView {
+        crate::store::GameStatus::from(status).into()
+    }
+}
+
 impl Action {
     /// Every action, from the enum itself.
     pub const ALL: &'static [Action] = <Action as strum::VariantArray>::VARIANTS;
@@ -677,22 +709,16 @@ impl Action {
 }
 
 impl ServerMessage {
-    /// The tag (`"t"`) of every message of the game socket, for the documentation test.
-    pub const TAGS: [&'static str; 8] = [
-        "state", "events", "clocks", "watchers", "rematch", "error", "chat", "pong",
-    ];
+    /// The tag (`"t"`) of every message of the game socket, in the order of the variants
+    /// (from the enum: a new message is listed by being declared).
+    pub const TAGS: &'static [&'static str] = <ServerTag as strum::VariantNames>::VARIANTS;
 }
 
 impl LobbyMessage {
-    /// The tag (`"t"`) of every message of the lobby socket, for the documentation test.
-    pub const TAGS: [&'static str; 6] = [
-        "snapshot",
-        "changes",
-        "challenge_accepted",
-        "my_games",
-        "my_game",
-        "pong",
-    ];
+    /// The tag (`"t"`) of every [`LobbyMessage`], in the order of the variants (from the
+    /// enum). The lobby socket also sends `pong` and `error` as [`ServerMessage`]s, the
+    /// lobby chat's messages and `my_challenges`.
+    pub const TAGS: &'static [&'static str] = <LobbyTag as strum::VariantNames>::VARIANTS;
 }
 
 /// What each player may do now (an AI's side, and an open seat, may do nothing).
@@ -1032,9 +1058,17 @@ pub struct ChallengeView {
 }
 
 /// What the server sends on `/ws/lobby` (JSON, tagged by `"t"`). Each message is
-/// serialised once and shared by every lobby socket.
-#[derive(Clone, Debug, Serialize)]
+/// serialised once and shared by every lobby socket. Its tags are `LobbyTag`'s, as
+/// [`ServerMessage`]'s are `ServerTag`'s.
+#[derive(Clone, Debug, Serialize, strum::EnumDiscriminants)]
 #[serde(tag = "t", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(LobbyTag),
+    vis(pub(crate)),
+    derive(Serialize, strum::VariantArray, strum::VariantNames),
+    serde(rename_all = "snake_case"),
+    strum(serialize_all = "snake_case")
+)]
 pub enum LobbyMessage {
     /// Everything the lobby shows, on connecting (and to a socket that fell behind).
     Snapshot {
@@ -1276,24 +1310,92 @@ mod tests {
     }
 
     #[test]
-    fn the_tags_are_those_sent() {
-        let tag = |m: &ServerMessage| serde_json::to_value(m).unwrap()["t"].clone();
-        let sent = [
-            tag(&ServerMessage::Clocks { clocks: None }),
-            tag(&ServerMessage::Watchers { count: 1 }),
-            tag(&ServerMessage::Rematch { id: "x".into() }),
-            tag(&Refusal::new(SocketError::Stale, "x").into()),
-            tag(&ServerMessage::Pong),
-        ];
-        for t in sent {
-            assert!(ServerMessage::TAGS.contains(&t.as_str().unwrap()), "{t}");
+    fn a_status_is_named_alike_at_every_layer() {
+        use crate::store::GameStatus;
+        use session::Status;
+        for stored in [
+            GameStatus::Waiting,
+            GameStatus::Playing,
+            GameStatus::Finished,
+            GameStatus::Aborted,
+        ] {
+            assert_eq!(
+                serde_json::to_value(GameStatusView::from(stored)).unwrap(),
+                serde_json::to_value(stored).unwrap()
+            );
         }
-        let lobby = serde_json::to_value(LobbyMessage::ChallengeAccepted {
-            challenge: "c".into(),
-            game: "g".into(),
-        })
-        .unwrap();
-        assert!(LobbyMessage::TAGS.contains(&lobby["t"].as_str().unwrap()));
+        let finished = Status::Finished {
+            outcome: Outcome {
+                winner: Some(Player::First),
+                reason: game::EndReason::KingCaptured,
+            },
+        };
+        let aborted = Status::Aborted {
+            by: Player::Second,
+            reason: session::AbortReason::default(),
+        };
+        for (status, stored, view) in [
+            (
+                Status::Ongoing,
+                GameStatus::Playing,
+                GameStatusView::Ongoing,
+            ),
+            (finished, GameStatus::Finished, GameStatusView::Finished),
+            (aborted, GameStatus::Aborted, GameStatusView::Aborted),
+        ] {
+            assert_eq!(GameStatus::from(status), stored);
+            assert_eq!(GameStatusView::from(status), view);
+        }
+    }
+
+    #[test]
+    fn the_tags_are_the_variants_as_serde_names_them() {
+        use strum::VariantArray;
+        assert_eq!(ServerTag::VARIANTS.len(), ServerMessage::TAGS.len());
+        for (tag, name) in ServerTag::VARIANTS.iter().zip(ServerMessage::TAGS) {
+            assert_eq!(serde_json::to_value(tag).unwrap(), *name);
+        }
+        assert_eq!(LobbyTag::VARIANTS.len(), LobbyMessage::TAGS.len());
+        for (tag, name) in LobbyTag::VARIANTS.iter().zip(LobbyMessage::TAGS) {
+            assert_eq!(serde_json::to_value(tag).unwrap(), *name);
+        }
+        assert!(ServerMessage::TAGS.contains(&"absent"));
+    }
+
+    #[test]
+    fn the_tags_are_those_sent() {
+        let game = [
+            ServerMessage::Clocks { clocks: None },
+            ServerMessage::Watchers { count: 1 },
+            ServerMessage::Absent { absent: Vec::new() },
+            ServerMessage::Rematch { id: "x".into() },
+            Refusal::new(SocketError::Stale, "x").into(),
+            ServerMessage::Pong,
+        ];
+        for message in &game {
+            let t = serde_json::to_value(message).unwrap()["t"].clone();
+            let listed = ServerMessage::TAGS[ServerTag::from(message) as usize];
+            assert_eq!(t, listed, "{message:?}");
+        }
+        let lobby = [
+            LobbyMessage::ChallengeAccepted {
+                challenge: "c".into(),
+                game: "g".into(),
+            },
+            LobbyMessage::MyGames { games: Vec::new() },
+            LobbyMessage::Snapshot {
+                v: 1,
+                games: Vec::new(),
+                live: 0,
+                challenges: Vec::new(),
+            },
+            LobbyMessage::Pong,
+        ];
+        for message in &lobby {
+            let t = serde_json::to_value(message).unwrap()["t"].clone();
+            let listed = LobbyMessage::TAGS[LobbyTag::from(message) as usize];
+            assert_eq!(t, listed, "{message:?}");
+        }
     }
 
     #[test]

@@ -19,167 +19,20 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use game::Player;
 use serde::{Deserialize, Serialize};
-use session::Clocks;
 use tokio::sync::mpsc;
 
 use super::chat::ChatRoom;
-use super::feed::{Feed, Frame, Seats, Snapshot, Tap};
+use super::feed::{Feed, Missed, Publication, Published, SnapshotIn, SnapshotRef, WatcherCount};
 use super::game::setup::QUEUE;
-use super::messages::{GameView, LegalMoves, Refusal, SocketError};
+use super::messages::{Refusal, SocketError};
 use super::{Command, Handle, Reply, Request};
 use crate::bus::{self, Bus, BusError};
 use crate::state::AppState;
 use crate::store::StoreError;
-use serde_json::value::RawValue;
 
 /// How often a relay checks that its owner still runs and that someone still listens.
 const CHECK_EVERY: Duration = Duration::from_millis(2500);
-
-/// A snapshot as the owner publishes it: after a change, its moves only from where they
-/// differ from the snapshot before (whose moves the relay has), so that a change costs
-/// the same at any length of game.
-#[derive(Serialize)]
-pub(crate) struct SnapshotRef<'a> {
-    view: std::borrow::Cow<'a, GameView>,
-    /// The index of the first move in `view` (0: all of them).
-    #[serde(skip_serializing_if = "is_zero")]
-    moves_from: usize,
-    /// How many moves the game has (with `moves_from`).
-    moves_len: usize,
-    legal: &'a LegalMoves,
-    seats: &'a Seats,
-    clocks: &'a Option<Clocks>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-impl<'a> SnapshotRef<'a> {
-    /// The whole snapshot.
-    pub(crate) fn of(snapshot: &'a Snapshot) -> SnapshotRef<'a> {
-        SnapshotRef {
-            view: std::borrow::Cow::Borrowed(&snapshot.view),
-            moves_from: 0,
-            moves_len: snapshot.view.moves.len(),
-            legal: &snapshot.legal,
-            seats: &snapshot.seats,
-            clocks: &snapshot.clocks,
-        }
-    }
-
-    /// `snapshot`, the one after `before`, with only the moves `before` does not share.
-    pub(crate) fn after(before: &Snapshot, snapshot: &'a Snapshot) -> SnapshotRef<'a> {
-        let from = before.view.moves.shared_with(&snapshot.view.moves);
-        let mut whole = SnapshotRef::of(snapshot);
-        if from > 0 {
-            let mut view = snapshot.view.clone();
-            view.moves = snapshot.view.moves.since(from);
-            whole.view = std::borrow::Cow::Owned(view);
-            whole.moves_from = from;
-        }
-        whole
-    }
-}
-
-/// A snapshot as a relay reads it.
-#[derive(Deserialize)]
-struct SnapshotIn {
-    view: GameView,
-    #[serde(default)]
-    moves_from: usize,
-    moves_len: usize,
-    legal: LegalMoves,
-    seats: Seats,
-    clocks: Option<Clocks>,
-}
-
-impl SnapshotIn {
-    /// The snapshot, whose first moves (when it says only the later ones) are those of
-    /// `before`; `None` when `before` does not have them.
-    fn into_snapshot_after(mut self, before: &Snapshot) -> Option<Snapshot> {
-        if self.moves_from > 0 {
-            self.view.moves = before
-                .view
-                .moves
-                .joined(self.moves_from, &self.view.moves)?;
-        }
-        (self.view.moves.len() == self.moves_len).then(|| self.into_whole())
-    }
-
-    /// The snapshot, which has all its moves.
-    fn into_whole(self) -> Snapshot {
-        Snapshot::new(self.view, self.legal, self.seats, self.clocks)
-    }
-
-    /// The snapshot, if it has all its moves.
-    fn into_snapshot(self) -> Option<Snapshot> {
-        (self.moves_from == 0 && self.view.moves.len() == self.moves_len).then(|| self.into_whole())
-    }
-}
-
-/// What the owner of a game publishes on its channel: each of [`super::Published`],
-/// with the state after a change. `J`: a message as the sockets get it, embedded as the
-/// JSON it is (not as a string: nothing to escape, nothing to unescape).
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Envelope<S, T, J> {
-    Change {
-        from: u64,
-        to: u64,
-        public: J,
-        mover: Option<(Player, J)>,
-        snapshot: S,
-    },
-    Reset {
-        snapshot: S,
-    },
-    Refresh {
-        snapshot: S,
-    },
-    Watchers {
-        version: u64,
-        count: usize,
-    },
-    Absent {
-        text: J,
-    },
-    Rematch {
-        id: T,
-    },
-    Chat {
-        room: ChatRoom,
-        text: J,
-    },
-    Moved,
-}
-
-/// An envelope as the owner writes it (borrowing what it publishes).
-pub(crate) type EnvelopeOut<'a> = Envelope<SnapshotRef<'a>, &'a str, &'a RawValue>;
-type EnvelopeIn = Envelope<SnapshotIn, String, Box<RawValue>>;
-
-/// A message text the owner wrote (always JSON) as raw JSON to embed.
-///
-/// # Errors
-/// When it is not JSON (a bug: then the change is not published, and relays catch up).
-pub(crate) fn raw(text: &str) -> Result<&RawValue, serde_json::Error> {
-    serde_json::from_str(text)
-}
-
-/// A raw message read from the bus, as the text the sockets send.
-fn text_of(raw: &RawValue) -> Arc<str> {
-    Arc::from(raw.get())
-}
-
-/// Publishes `envelope` for the processes listening to the game.
-pub(crate) fn publish(tap: &Tap, envelope: &EnvelopeOut<'_>) {
-    match serde_json::to_vec(envelope) {
-        Ok(bytes) => tap.bus.publish(tap.channel.clone(), Arc::from(bytes)),
-        Err(error) => tracing::error!(%error, "a game's change cannot be written for the bus"),
-    }
-}
 
 /// A request to the owner of a game.
 #[derive(Serialize, Deserialize)]
@@ -402,7 +255,9 @@ fn start_from(
     rematch: Option<String>,
     chat: [Vec<String>; 2],
 ) {
-    feed.set_watchers_at(version, watchers);
+    let _ = feed.publish(Publication::Watchers(Arc::new(WatcherCount::new(
+        version, watchers,
+    ))));
     if let Some(id) = rematch {
         feed.set_rematch(&id);
     }
@@ -486,57 +341,25 @@ impl Relay {
             .await;
     }
 
-    /// Applies one envelope; false when the relay must end (the owner is gone).
+    /// Publishes here what the owner published; false when the relay must end (the
+    /// owner is gone).
     async fn apply(&self, payload: &[u8]) -> bool {
-        let envelope = match serde_json::from_slice::<EnvelopeIn>(payload) {
-            Ok(envelope) => envelope,
+        let published = match serde_json::from_slice::<Published<SnapshotIn>>(payload) {
+            Ok(published) => published,
             Err(error) => {
                 tracing::warn!(game = %self.id, %error, "an unreadable change on the bus");
                 return self.catch_up().await;
             }
         };
-        match envelope {
-            Envelope::Change {
-                from,
-                to,
-                public,
-                mover,
-                snapshot,
-            } => {
-                let rev = self.feed.snapshot().rev();
-                if to <= rev {
-                    return true;
-                }
-                if from != rev {
-                    // Something was missed: the whole state again.
-                    return self.catch_up().await;
-                }
-                let Some(snapshot) = snapshot.into_snapshot_after(&self.feed.snapshot()) else {
-                    return self.catch_up().await;
-                };
-                let frame = Frame {
-                    from,
-                    to,
-                    public: text_of(&public),
-                    mover: mover.map(|(side, text)| (side, text_of(&text))),
-                };
-                self.feed.change(frame, snapshot);
-            }
-            Envelope::Reset { snapshot } => match snapshot.into_snapshot() {
-                Some(snapshot) => self.feed.reset(snapshot),
-                None => return self.catch_up().await,
-            },
-            Envelope::Refresh { snapshot } => match snapshot.into_snapshot() {
-                Some(snapshot) => self.feed.refresh(snapshot),
-                None => return self.catch_up().await,
-            },
-            Envelope::Watchers { version, count } => self.feed.set_watchers_at(version, count),
-            Envelope::Absent { text } => self.feed.set_absent(text_of(&text)),
-            Envelope::Rematch { id } => self.feed.set_rematch(&id),
-            Envelope::Chat { room, text } => self.feed.chat_here(room, text_of(&text)),
-            Envelope::Moved => return false,
+        // The owner let the game go: the relay ends, and tells its sockets then.
+        if matches!(published, Published::Moved) {
+            return false;
         }
-        true
+        match self.feed.publish(published) {
+            Ok(()) => true,
+            // Something was missed: the whole state again.
+            Err(Missed) => self.catch_up().await,
+        }
     }
 
     /// Asks the owner for the whole state again and tells the sockets to send it.
@@ -548,8 +371,12 @@ impl Relay {
                     return false;
                 };
                 self.feed.reset(snapshot);
-                self.feed
-                    .set_watchers_at(attached.watchers_version, attached.watchers);
+                let _ = self
+                    .feed
+                    .publish(Publication::Watchers(Arc::new(WatcherCount::new(
+                        attached.watchers_version,
+                        attached.watchers,
+                    ))));
                 true
             }
             Err(error) => {

@@ -5,7 +5,10 @@ use game::{GameKind, Outcome, Player};
 use sqlx::Row;
 
 use super::games::{GAME_SELECT, game_from_row};
-use super::{GameRecord, Store, StoreError, is_unique_violation, random_id, result_str};
+use super::{
+    Conflict, GameRecord, IdOf, Store, StoreError, TooLarge, is_unique_violation, random_id,
+    result_str,
+};
 
 /// Which finished games to list; every filter that is set must hold.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -260,7 +263,7 @@ impl Store {
     /// On a database failure.
     pub async fn import_game(&self, game: &ImportedGame, now: i64) -> Result<Import, StoreError> {
         let plies = i64::try_from(game.moves.len())
-            .map_err(|_| StoreError::Conflict("too many moves".into()))?;
+            .map_err(|_| StoreError::Conflict(TooLarge::Moves.into()))?;
         let key = game.key();
         for _ in 0..8 {
             if let Some(stored) = self.imported_as(&key).await? {
@@ -318,7 +321,7 @@ impl Store {
                 new: true,
             });
         }
-        Err(StoreError::Conflict("no free game id".into()))
+        Err(StoreError::Conflict(Conflict::NoFreeId(IdOf::Game)))
     }
 
     /// The game an earlier import of the record with `key` stored, if any.

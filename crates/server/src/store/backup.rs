@@ -7,7 +7,7 @@ use std::path::Path;
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Row};
 
-use super::{Store, StoreError};
+use super::{Conflict, Store, StoreError};
 use crate::config::Backend;
 
 /// The tables every backup is counted by, in the order they are printed.
@@ -57,21 +57,15 @@ impl Store {
     /// it.
     pub async fn backup_sqlite(&self, path: &Path) -> Result<(), StoreError> {
         if self.backend != Backend::Sqlite {
-            return Err(StoreError::Conflict(
-                "a backup here is of a SQLite file; back PostgreSQL up with pg_dump".into(),
-            ));
+            return Err(StoreError::Conflict(Conflict::BackupOfPostgres));
         }
         if path.exists() {
-            return Err(StoreError::Conflict(format!(
-                "{} exists already: a backup never overwrites a file",
-                path.display()
+            return Err(StoreError::Conflict(Conflict::BackupExists(
+                path.to_owned(),
             )));
         }
         let Some(target) = path.to_str() else {
-            return Err(StoreError::Conflict(format!(
-                "{} is not a UTF-8 path",
-                path.display()
-            )));
+            return Err(StoreError::Conflict(Conflict::NotUtf8Path(path.to_owned())));
         };
         sqlx::query("VACUUM INTO $1")
             .bind(target)

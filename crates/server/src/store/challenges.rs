@@ -11,8 +11,8 @@ use sqlx::any::AnyRow;
 
 use super::games::insert_game;
 use super::{
-    GameRecord, NewGame, Seat, SeatRecord, Store, StoreError, is_unique_violation, parse_column,
-    random_id,
+    Conflict, GameRecord, IdOf, NewGame, Seat, SeatRecord, Store, StoreError, is_unique_violation,
+    parse_column, random_id,
 };
 
 /// The side the maker of a challenge plays.
@@ -201,9 +201,7 @@ fn creator_columns(seat: &Seat) -> Result<(Option<&str>, Option<&str>), StoreErr
     match seat.columns() {
         (user @ Some(_), None, None) => Ok((user, None)),
         (None, guest @ Some(_), None) => Ok((None, guest)),
-        _ => Err(StoreError::Conflict(
-            "a challenge is made by a user or a guest".into(),
-        )),
+        _ => Err(StoreError::Conflict(Conflict::ChallengeMaker)),
     }
 }
 
@@ -248,7 +246,7 @@ impl Store {
                 Err(e) => return Err(e.into()),
             }
         }
-        Err(StoreError::Conflict("no free challenge id".into()))
+        Err(StoreError::Conflict(Conflict::NoFreeId(IdOf::Challenge)))
     }
 
     /// The challenge with this id.
@@ -457,7 +455,9 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         if accepted.rows_affected() != 1 {
-            return Err(StoreError::Conflict(format!("challenge {id} is not open")));
+            return Err(StoreError::Conflict(Conflict::ChallengeNotOpen {
+                id: id.to_owned(),
+            }));
         }
         tx.commit().await?;
         self.game(&game_id)

@@ -11,8 +11,8 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::{
-    RatingChange, Store, StoreError, is_unique_violation, parse_column, parse_optional_column,
-    random_id,
+    Conflict, IdOf, RatingChange, Store, StoreError, is_unique_violation, parse_column,
+    parse_optional_column, random_id,
 };
 
 /// Who is to sit on one side of a new game.
@@ -128,6 +128,18 @@ impl GameStatus {
     #[must_use]
     pub const fn is_live(self) -> bool {
         matches!(self, GameStatus::Waiting | GameStatus::Playing)
+    }
+}
+
+impl From<session::Status> for GameStatus {
+    /// A session's status as stored: a session is being played, finished or aborted (an
+    /// open seat is the stored game's, not the session's).
+    fn from(status: session::Status) -> GameStatus {
+        match status {
+            session::Status::Ongoing => GameStatus::Playing,
+            session::Status::Finished { .. } => GameStatus::Finished,
+            session::Status::Aborted { .. } => GameStatus::Aborted,
+        }
     }
 }
 
@@ -444,7 +456,7 @@ impl Store {
                 Err(e) => return Err(e.into()),
             }
         }
-        Err(StoreError::Conflict("no free game id".into()))
+        Err(StoreError::Conflict(Conflict::NoFreeId(IdOf::Game)))
     }
 
     /// The game with this id.
@@ -646,7 +658,10 @@ impl Store {
             return Err(self
                 .fenced_or(
                     game_id,
-                    format!("cannot take game {game_id} back to ply {keep_plies}"),
+                    Conflict::Takeback {
+                        game: game_id.to_owned(),
+                        ply: keep_plies,
+                    },
                 )
                 .await);
         }
@@ -684,7 +699,15 @@ impl Store {
         if updated.rows_affected() == 1 {
             Ok(())
         } else {
-            match self.fenced_or(game_id, String::new()).await {
+            match self
+                .fenced_or(
+                    game_id,
+                    Conflict::NotLive {
+                        game: game_id.to_owned(),
+                    },
+                )
+                .await
+            {
                 StoreError::Conflict(_) => Err(StoreError::NotFound("live game")),
                 fenced => Err(fenced),
             }
@@ -730,10 +753,10 @@ impl Store {
             return Err(self
                 .fenced_or(
                     game_id,
-                    format!(
-                        "the {} seat of game {game_id} is not open",
-                        result_str(Some(player))
-                    ),
+                    Conflict::SeatNotOpen {
+                        game: game_id.to_owned(),
+                        side: player,
+                    },
                 )
                 .await);
         }
@@ -779,7 +802,12 @@ impl Store {
             Ok(())
         } else {
             Err(self
-                .fenced_or(game_id, format!("game {game_id} is not live"))
+                .fenced_or(
+                    game_id,
+                    Conflict::NotLive {
+                        game: game_id.to_owned(),
+                    },
+                )
                 .await)
         }
     }
@@ -825,9 +853,9 @@ impl Store {
                 return Ok(finished);
             }
         }
-        Err(StoreError::Conflict(format!(
-            "ratings of game {game_id} kept changing under the update"
-        )))
+        Err(StoreError::Conflict(Conflict::RatingsKeptChanging {
+            game: game_id.to_owned(),
+        }))
     }
 
     async fn try_finish_game(
@@ -868,7 +896,10 @@ impl Store {
             return Err(self
                 .fenced_or(
                     game_id,
-                    format!("game {game_id} is already {}", game.status),
+                    Conflict::AlreadyOver {
+                        game: game_id.to_owned(),
+                        status: game.status.to_string(),
+                    },
                 )
                 .await);
         }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use sqlx::Row;
 
-use super::{Store, StoreError};
+use super::{Conflict, Store, StoreError};
 
 /// How long a process's lease holds unless renewed: a dead process's games are taken over
 /// by another within this time (plus the other's round of claims).
@@ -243,8 +243,8 @@ impl Store {
     }
 
     /// The error for a live-game write that changed nothing: [`StoreError::Fenced`] when
-    /// the game is another process's now, else a conflict saying `why`.
-    pub(super) async fn fenced_or(&self, id: &str, why: String) -> StoreError {
+    /// the game is another process's now, else the conflict `why`.
+    pub(super) async fn fenced_or(&self, id: &str, why: Conflict) -> StoreError {
         match self.owned_elsewhere(id).await {
             Ok(true) => StoreError::Fenced(id.to_owned()),
             _ => StoreError::Conflict(why),

@@ -4,7 +4,7 @@
 
 use sqlx::Row;
 
-use super::{Store, StoreError, User, is_unique_violation};
+use super::{Conflict, Store, StoreError, User, is_unique_violation};
 
 /// What a link sent by mail is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,7 +247,7 @@ impl Store {
             .await;
         match updated {
             Err(e) if is_unique_violation(&e) => {
-                return Err(StoreError::Conflict("address".into()));
+                return Err(StoreError::Conflict(Conflict::AddressTaken));
             }
             other => other?,
         };

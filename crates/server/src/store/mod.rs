@@ -17,6 +17,7 @@ mod challenges;
 mod chat;
 mod checkpoint;
 mod conditional;
+mod conflict;
 mod games;
 mod leases;
 mod lifecycle;
@@ -45,6 +46,7 @@ pub use challenges::{
 };
 pub use chat::{ChatRecord, LOBBY_ROOM, ReportRecord, Sanction};
 pub use conditional::StoredLines;
+pub use conflict::{Conflict, CopyRefusal, IdOf, TooLarge};
 pub use games::{
     Finished, GameRecord, GameStatus, NewGame, PlayerRef, SNAPSHOT_EVERY, Seat, SeatRecord,
     StoredMove, StoredSession, result_str, snapshot_due,
@@ -148,9 +150,9 @@ pub enum StoreError {
     #[error("no such {0}")]
     NotFound(&'static str),
     /// The change conflicts with the stored state (a move for a ply that is already
-    /// stored, a finished game finished again, a seat already taken).
+    /// stored, a finished game finished again, a seat already taken): what it found.
     #[error("conflict: {0}")]
-    Conflict(String),
+    Conflict(Conflict),
     /// The SQLite file fails its integrity check (`PRAGMA quick_check`): the server
     /// will not start on it.
     #[error(

@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, TooLarge};
 
 /// A stored review.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +46,7 @@ impl Store {
         now: i64,
     ) -> Result<(), StoreError> {
         let nodes = i64::try_from(review.nodes)
-            .map_err(|_| StoreError::Conflict(format!("review nodes {}", review.nodes)))?;
+            .map_err(|_| StoreError::Conflict(TooLarge::ReviewNodes(review.nodes).into()))?;
         sqlx::query(
             "INSERT INTO reviews (game_id, nodes, plies, created_at) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (game_id) DO UPDATE SET nodes = excluded.nodes, \

@@ -11,7 +11,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyConnection, AnyPool, Row};
 
 use super::backup::{FileReport, TABLES, inspect};
-use super::{MIGRATIONS, Store, StoreError};
+use super::{CopyRefusal, MIGRATIONS, Store, StoreError};
 use crate::config::{Backend, DatabaseUrl};
 
 /// Most parameters in one `INSERT` (PostgreSQL takes 65,535).
@@ -73,16 +73,9 @@ impl SqliteSource {
                 .await?;
         let version = version.unwrap_or(0);
         if version != latest {
-            return Err(StoreError::Conflict(format!(
-                "the SQLite database is at migration {version}, this program at {latest}: \
-                 {}",
-                if version < latest {
-                    "start this version's server on it once (it migrates the file), stop it, \
-                     and copy again"
-                } else {
-                    "copy it with the kingstable that last ran on it"
-                }
-            )));
+            return Err(StoreError::Conflict(
+                CopyRefusal::Migration { version, latest }.into(),
+            ));
         }
         let tables: Vec<String> = sqlx::query_scalar(
             "SELECT name FROM sqlite_master WHERE type = 'table' \
@@ -145,9 +138,9 @@ enum Value {
 /// When `url` is not PostgreSQL or cannot be read.
 pub async fn occupied_tables(url: &DatabaseUrl) -> Result<Vec<(&'static str, i64)>, StoreError> {
     if url.backend() != Backend::Postgres {
-        return Err(StoreError::Conflict(format!(
-            "{url} is not a PostgreSQL database"
-        )));
+        return Err(StoreError::Conflict(
+            CopyRefusal::NotPostgres(url.to_string()).into(),
+        ));
     }
     sqlx::any::install_default_drivers();
     let pool = AnyPoolOptions::new()
@@ -201,11 +194,7 @@ fn quoted(name: &str) -> String {
 /// The refusal of a target that holds data.
 fn occupied_error(rows: &[(&str, i64)]) -> StoreError {
     let list: Vec<String> = rows.iter().map(|(t, n)| format!("{t} {n}")).collect();
-    StoreError::Conflict(format!(
-        "the PostgreSQL database already holds data ({}): migrate-db copies into an empty \
-         database only (a new one, or one only ever started on); nothing changed",
-        list.join(", ")
-    ))
+    StoreError::Conflict(CopyRefusal::Occupied(list).into())
 }
 
 impl Store {
@@ -228,9 +217,7 @@ impl Store {
         mut progress: impl FnMut(&str, u64),
     ) -> Result<Vec<TableCount>, StoreError> {
         if self.backend != Backend::Postgres {
-            return Err(StoreError::Conflict(
-                "the copy goes into a PostgreSQL database".into(),
-            ));
+            return Err(StoreError::Conflict(CopyRefusal::IntoPostgresOnly.into()));
         }
         let mut target = self.pool.begin().await?;
         // Writers wait until the copy commits; readers do not.
@@ -250,11 +237,12 @@ impl Store {
         if let Some(beat) = beat
             && now - beat < running_within_ms
         {
-            return Err(StoreError::Conflict(format!(
-                "a server wrote its heartbeat to the PostgreSQL database {} s ago: stop it \
-                 first; nothing changed",
-                (now - beat) / 1000
-            )));
+            return Err(StoreError::Conflict(
+                CopyRefusal::ServerRunning {
+                    seconds: (now - beat) / 1000,
+                }
+                .into(),
+            ));
         }
         sqlx::query("DELETE FROM heartbeat")
             .execute(&mut *target)
@@ -270,9 +258,14 @@ impl Store {
                 copy_table(&mut reader, &mut target, table, &columns, &mut progress).await?;
             let source_rows = count(&mut reader, table).await?;
             if copied != u64::try_from(source_rows).unwrap_or(u64::MAX) {
-                return Err(StoreError::Conflict(format!(
-                    "{table}: read {copied} rows of the {source_rows} counted; nothing changed"
-                )));
+                return Err(StoreError::Conflict(
+                    CopyRefusal::ReadShort {
+                        table: table.to_owned(),
+                        copied,
+                        counted: source_rows,
+                    }
+                    .into(),
+                ));
             }
             counts.push(TableCount {
                 table,
@@ -286,10 +279,14 @@ impl Store {
         }
         reader.rollback().await?;
         if let Some(differs) = counts.iter().find(|c| c.source != c.target) {
-            return Err(StoreError::Conflict(format!(
-                "{}: {} rows in the source, {} in the copy; nothing changed",
-                differs.table, differs.source, differs.target
-            )));
+            return Err(StoreError::Conflict(
+                CopyRefusal::CountsDiffer {
+                    table: differs.table.to_owned(),
+                    source_rows: differs.source,
+                    target_rows: differs.target,
+                }
+                .into(),
+            ));
         }
         target.commit().await?;
         // Fresh statistics for the planner after a bulk load (outside the transaction;
@@ -313,7 +310,9 @@ impl Store {
     /// On SQLite, or a database failure.
     pub async fn reset_sequences(&self, tables: &[&str]) -> Result<Vec<String>, StoreError> {
         if self.backend != Backend::Postgres {
-            return Err(StoreError::Conflict("sequences are PostgreSQL's".into()));
+            return Err(StoreError::Conflict(
+                CopyRefusal::SequencesOnPostgres.into(),
+            ));
         }
         let mut connection = self.pool.acquire().await?;
         reset_sequences_in(&mut connection, tables).await

@@ -4,7 +4,7 @@ use serde::Serialize;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use super::{Store, StoreError, is_unique_violation, random_id};
+use super::{Conflict, Store, StoreError, is_unique_violation, random_id};
 
 /// A player with an account.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -351,7 +351,7 @@ impl Store {
                 Err(e) => return Err(e.into()),
             }
         }
-        Err(last_error.map_or(StoreError::Conflict("guest name".into()), StoreError::from))
+        Err(last_error.map_or(StoreError::Conflict(Conflict::GuestName), StoreError::from))
     }
 
     /// The guest known by this token hash.

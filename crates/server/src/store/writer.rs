@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use sqlx::{AnyPool, Row};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{StoreError, StoredMove};
+use super::{Conflict, StoreError, StoredMove};
 
 /// Most moves in one transaction.
 // 7 parameters a move: 1,792 in a batch, under SQLite's 32,766 and PostgreSQL's 65,535.
@@ -201,8 +201,8 @@ async fn store_batch(
 
 /// The answer to a move the statement did not store.
 fn refused(Pending { game_id, mv, .. }: &Pending) -> StoreError {
-    StoreError::Conflict(format!(
-        "game {game_id} is not being played at ply {}",
-        mv.ply.saturating_sub(1)
-    ))
+    StoreError::Conflict(Conflict::NotAtPly {
+        game: game_id.clone(),
+        ply: mv.ply.saturating_sub(1),
+    })
 }

@@ -91,6 +91,25 @@ pub(super) struct LineView {
     pub(super) pv: Vec<String>,
 }
 
+/// The error codes of `/ws/analysis` (as the game socket's
+/// [`crate::live::SocketError`]), sent as their snake_case names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, strum::VariantArray)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum AnalysisError {
+    /// The position or the moves cannot be played.
+    BadPosition,
+    /// The game to review cannot be read, or is too long.
+    BadGame,
+    /// The position, or the game, is being played now.
+    GameInProgress,
+    /// Not a message of this socket, or one out of bounds.
+    BadMessage,
+    /// Too many messages.
+    RateLimited,
+    /// The asker's (or the address's) analyses or reviews are used up for now.
+    Quota,
+}
+
 /// What the server sends on `/ws/analysis`.
 #[derive(Debug, Serialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
@@ -121,7 +140,7 @@ pub(super) enum Reply {
     ReviewDone,
     /// A refused message.
     Error {
-        code: &'static str,
+        code: AnalysisError,
         message: String,
     },
     Pong,
@@ -234,13 +253,13 @@ async fn serve(
                     continue;
                 };
                 if check_direct(&limiter).is_err() {
-                    let reply = Reply::Error { code: "rate_limited", message: "too many messages: slow down".into() };
+                    let reply = Reply::Error { code: AnalysisError::RateLimited, message: "too many messages: slow down".into() };
                     if !deliver(&mut socket, &reply).await { break }
                     continue;
                 }
                 let mut id = None;
                 let reply = match serde_json::from_str::<Request>(&text) {
-                    Err(error) => Some(Reply::Error { code: "bad_message", message: format!("not a message of this socket: {error}") }),
+                    Err(error) => Some(Reply::Error { code: AnalysisError::BadMessage, message: format!("not a message of this socket: {error}") }),
                     Ok(Request::Ping) => Some(Reply::Pong),
                     Ok(Request::Stop) => {
                         if let Some(run) = &running { run.cancel() }
@@ -270,7 +289,7 @@ async fn serve(
 /// The refusal of an analysis of a game being played (see [`guard`]).
 fn in_progress(message: &str) -> Reply {
     Reply::Error {
-        code: "game_in_progress",
+        code: AnalysisError::GameInProgress,
         message: message.to_owned(),
     }
 }
@@ -283,7 +302,7 @@ async fn start(
     progress: Progress,
 ) -> Result<Running, Reply> {
     let quota = |error: crate::live::QuotaError| Reply::Error {
-        code: "quota",
+        code: AnalysisError::Quota,
         message: error.to_string(),
     };
     match request {
@@ -298,16 +317,16 @@ async fn start(
             let lines = lines.unwrap_or(1);
             if !(1..=MAX_LINES).contains(&lines) {
                 return Err(Reply::Error {
-                    code: "bad_message",
+                    code: AnalysisError::BadMessage,
                     message: format!("lines: from 1 to {MAX_LINES}, not {lines}"),
                 });
             }
             let (game, _) = line(kind, &position, &moves).map_err(|why| Reply::Error {
-                code: "bad_position",
+                code: AnalysisError::BadPosition,
                 message: why,
             })?;
             let start = start_of(kind, &position).map_err(|why| Reply::Error {
-                code: "bad_position",
+                code: AnalysisError::BadPosition,
                 message: why,
             })?;
             if guard::touches_live_game(state, &start, &moves) {
@@ -332,7 +351,7 @@ async fn start(
             let (start, moves) = reviewed_game(state, &game)
                 .await
                 .map_err(|why| Reply::Error {
-                    code: "bad_game",
+                    code: AnalysisError::BadGame,
                     message: why,
                 })?;
             if let Some(stored) = run::stored_review(state, &game, &moves, &progress).await {
@@ -343,7 +362,7 @@ async fn start(
                 .map_err(quota)
         }
         Request::Stop | Request::Ping => Err(Reply::Error {
-            code: "bad_message",
+            code: AnalysisError::BadMessage,
             message: "nothing to start".into(),
         }),
     }
@@ -366,4 +385,49 @@ async fn reviewed_game(state: &AppState, id: &str) -> Result<(AnyGame, Vec<Strin
     }
     line(view.kind, &view.start_position, &moves)?;
     Ok((start_of(view.kind, &view.start_position)?, moves))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::VariantArray;
+
+    #[test]
+    fn every_error_code_is_sent_as_docs_api_md_names_it() {
+        let api = include_str!("../../../../../docs/API.md");
+        let line = api
+            .lines()
+            .find(|l| l.starts_with("Errors: `{\"t\":\"error\",\"code\":\"bad_position\""))
+            .expect("the analysis socket's errors in docs/API.md");
+        let documented: Vec<&str> = line
+            .split("\"code\":")
+            .nth(1)
+            .and_then(|rest| rest.split(",\"message\"").next())
+            .expect("the codes")
+            .split('|')
+            .map(|code| code.trim_matches('"'))
+            .collect();
+        let sent: Vec<String> = AnalysisError::VARIANTS
+            .iter()
+            .map(|code| {
+                serde_json::to_value(code)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(sent, documented);
+        let reply = Out {
+            reply: &Reply::Error {
+                code: AnalysisError::GameInProgress,
+                message: "m".into(),
+            },
+            id: Some(2),
+        };
+        assert_eq!(
+            serde_json::to_string(&reply).unwrap(),
+            r#"{"t":"error","code":"game_in_progress","message":"m","id":2}"#
+        );
+    }
 }
