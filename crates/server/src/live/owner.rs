@@ -240,6 +240,7 @@ fn view_known(
         players: players(record, ratings),
         you,
         time_control: record.time_control.clone(),
+        correspondence: super::messages::is_correspondence(&record.time_control),
         rated: record.rated,
         board,
         start_board,
@@ -252,6 +253,7 @@ fn view_known(
         watchers,
         absent: Vec::new(),
         actions,
+        chat: super::chat::rooms_for([&record.first, &record.second], you),
     }
 }
 
