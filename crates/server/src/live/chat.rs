@@ -75,7 +75,7 @@ impl ChatRoom {
     }
 
     /// Whether a viewer on side `you` (a spectator: `None`) reads this room, the game
-    /// being over (`over`) or not.
+    /// being over (`over`) or not: the room it writes in, and both once over.
     #[must_use]
     pub fn readable_by(self, you: Option<Player>, over: bool) -> bool {
         over || self.writable_by(you)
@@ -540,7 +540,10 @@ mod tests {
 
     #[test]
     fn each_viewer_is_told_which_rooms_it_reads_and_writes() {
-        let (ragnar, guest) = (seat(Some("ragnar"), None, None), seat(None, Some("Guest 7"), None));
+        let (ragnar, guest) = (
+            seat(Some("ragnar"), None, None),
+            seat(None, Some("Guest 7"), None),
+        );
         let people = [&ragnar, &guest];
         let room = |read, read_over, write| RoomRights {
             read,
