@@ -2,12 +2,11 @@
 // (the legal moves come from the server with their geometry), no network and no page
 // (in the spirit of lichess's chessground); pages compose it.
 //
-//   const board = new Board(element, { t, onMove: (move) => socket.send(move.text) });
+//   const board = new Board(element, { t, names, onMove: (move) => socket.send(move.text) });
 //   board.set({ board: view, legalMoves, lastMove, interactive: true });
-
-import { playSound } from './sound.js';
-import { gameName, sideName } from './names.js';
-import { t as translate } from './i18n.js';
+//
+// It imports no module of the app: its words (`t`), the games' and sides' names
+// (`names`) and its sounds (`sound`) come from whoever makes it.
 
 /** @typedef {import('./types.js').BoardView} BoardView */
 /** @typedef {import('./types.js').MoveInfo} MoveInfo */
@@ -18,14 +17,24 @@ import { t as translate } from './i18n.js';
 /** @typedef {(key: string, params?: Record<string, string | number>) => string} Translate */
 
 /**
+ * The names the board says in its label ("Copenhagen, attackers to move").
+ * @typedef {object} BoardNames
+ * @property {(kind: import('./types.js').GameKind) => string} gameName a game's name
+ * @property {(kind: import('./types.js').GameKind, side: Side) => string} sideName a
+ *   side's name in that game
+ */
+
+/**
  * @typedef {object} BoardOptions
- * @property {Translate} [t] translates the board's strings (default: the app's i18n)
+ * @property {Translate} t translates the board's strings (`board.*`, `piece.*`)
+ * @property {BoardNames} names the games' and the sides' names
  * @property {(move: MoveInfo) => void} [onMove] called with the move the player chose
  * @property {(move: MoveInfo | null) => void} [onPremove] called with the move queued
  *   while premoving (see BoardState's `premoving`), or null when it is cancelled
  * @property {Side} [orientation] the side shown at the bottom (default "first")
  * @property {boolean} [coordinates] draw file and rank names (default true)
- * @property {boolean} [sound] play a short sound on each move (default false)
+ * @property {(kind: "move" | "capture") => void} [sound] plays a move's sound (without
+ *   it the board is silent)
  * @property {boolean} [animate] animate moves and captures (default true, off when the
  *   user prefers reduced motion)
  * @property {boolean} [small] a thumbnail: no coordinates, no focus, no input
@@ -158,13 +167,14 @@ export class Board {
    */
   constructor(root, options) {
     this.root = root;
-    this.t = options.t ?? translate;
+    this.t = options.t;
+    this.names = options.names;
     this.onMove = options.onMove ?? (() => {});
     this.onPremove = options.onPremove ?? (() => {});
     /** @type {Side} */
     this.orientation = options.orientation ?? 'first';
     this.coordinates = options.small ? false : options.coordinates ?? true;
-    this.sound = options.sound ?? false;
+    this.sound = options.sound ?? null;
     this.small = options.small ?? false;
     const reduced = typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
     this.animate = (options.animate ?? true) && !reduced;
@@ -267,7 +277,7 @@ export class Board {
     this.render();
     if (moved && previous && !kindChanged && this.lastMove && state.animate !== false) {
       this.animateMove(this.lastMove, previous);
-      if (this.sound) playSound(this.lastMove.captures.length ? 'capture' : 'move');
+      this.sound?.(this.lastMove.captures.length ? 'capture' : 'move');
     }
   }
 
@@ -288,11 +298,6 @@ export class Board {
   setArrows(arrows) {
     this.arrows = arrows;
     if (this.view) this.drawArrows();
-  }
-
-  /** @param {boolean} on */
-  setSound(on) {
-    this.sound = on;
   }
 
   /** Stops listening and empties the element. */
@@ -400,7 +405,7 @@ export class Board {
     this.root.dataset.toMove = v.to_move;
     // A board choosing a premove says so (it is not the player's move).
     this.root.dataset.interactive = this.premoving && this.interactive ? 'premove' : String(this.interactive);
-    this.svg.setAttribute('aria-label', this.t('board.label', { game: gameName(v.kind), side: sideName(v.kind, v.to_move) }));
+    this.svg.setAttribute('aria-label', this.t('board.label', { game: this.names.gameName(v.kind), side: this.names.sideName(v.kind, v.to_move) }));
     this.drawSquares();
     this.drawCoords();
     this.drawMarks();
@@ -786,7 +791,7 @@ export class Board {
     this.focus = move.to;
     this.render();
     if (animate) this.animateMove(move, before);
-    if (this.sound) playSound(move.captures.length ? 'capture' : 'move');
+    this.sound?.(move.captures.length ? 'capture' : 'move');
     this.say(this.t('board.played', { move: move.text }));
     this.onMove(move);
   }

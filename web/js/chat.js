@@ -8,7 +8,6 @@ import { api } from './api.js';
 
 /** @typedef {import('./types.js').ChatMessage} ChatMessage */
 /** @typedef {import('./types.js').ChatRoom} ChatRoom */
-/** @typedef {import('./types.js').GameState} GameState */
 
 const OFF_KEY = 'kingstable.chat.off';
 const MUTED_KEY = 'kingstable.chat.muted';
@@ -116,18 +115,16 @@ export class Chat {
   }
 
   /**
-   * Follows the game: chat is off against the AI and until both players sit; a player
-   * writes in the players' room, anyone else in the spectators'; once the game is over
-   * both rooms are read.
-   * @param {GameState} game
+   * Follows the game, as the server says who may do what (`chat` in the game): the
+   * rooms this reader reads now and the one it writes in (null: none). No room read: no
+   * chat (against the AI, or until both players sit).
+   * @param {{reads: ChatRoom[], writes: ChatRoom | null}} rooms
    */
-  setGame(game) {
-    const people = game.players.length === 2 && game.players.every((p) => !p.ai && p.name);
-    this.el.hidden = !people;
-    const over = game.status === 'finished' || game.status === 'aborted';
-    this.writes = game.you ? 'players' : 'spectators';
-    this.reads = over ? ['players', 'spectators'] : [this.writes];
-    if (!this.reads.includes(this.room)) this.room = this.reads[0];
+  setRooms({ reads, writes }) {
+    this.el.hidden = reads.length === 0;
+    this.writes = writes;
+    this.reads = reads;
+    if (!reads.includes(this.room)) this.room = reads[0] ?? this.room;
     this.draw();
   }
 

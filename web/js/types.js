@@ -95,6 +95,8 @@
  * @property {PlayerInfo[]} players
  * @property {Side | null} you
  * @property {string} time_control
+ * @property {boolean} correspondence whether it is played by correspondence (days per
+ *   move, `3d`)
  * @property {boolean} rated
  * @property {BoardView} board
  * @property {BoardView} [start_board] the position before the first move (to browse
@@ -110,6 +112,19 @@
  * @property {Absence[]} [absent] the players who left a live game, and when the opponent
  *   may claim against them
  * @property {Actions} actions
+ * @property {ChatRights} chat what this viewer may do in each room of the game's chat
+ */
+
+/**
+ * What a viewer may do in one room of a game's chat: read it while the game goes on,
+ * read it once the game is over, write in it (a spectator needs an account).
+ * @typedef {{read: boolean, read_over: boolean, write: boolean}} RoomRights
+ */
+
+/**
+ * What a viewer may do in each room of a game's chat (all false in a game without chat:
+ * against the AI, or a seat open).
+ * @typedef {{players: RoomRights, spectators: RoomRights}} ChatRights
  */
 
 /**

@@ -19,7 +19,7 @@ import { lostPieces, lostEl } from './captured.js';
 export function gameViewer(game) {
   const settings = prefs();
   const boardEl = h('div');
-  const board = new Board(boardEl, { coordinates: settings.coordinates, sound: false });
+  const board = new Board(boardEl, { t, names: { gameName, sideName }, coordinates: settings.coordinates });
   const ply = { value: game.moves.length };
   // Each side's lost pieces (a record without its start position has no count).
   const captured = h('p', { class: 'small', id: 'viewer-captured', hidden: !game.start_board });

@@ -137,7 +137,7 @@ export function miniGame(game) {
   const boardEl = h('div');
   const players = h('div', { class: 'mini__players' });
   const el = h('a', { class: 'mini', href: `/game/${encodeURIComponent(game.id)}`, dataset: { game: game.id } }, boardEl, players);
-  const board = new Board(boardEl, { small: true, animate: true });
+  const board = new Board(boardEl, { t, names: { gameName, sideName }, small: true, animate: true });
   const update = (/** @type {import('./types.js').LiveGame} */ g) => {
     board.set({ board: g.board, legalMoves: [], interactive: false });
     const names = ['first', 'second'].map((side) => {

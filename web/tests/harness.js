@@ -2,6 +2,7 @@
 // and records each move the board reports in window.played.
 import { Board } from '../js/board.js';
 import { initI18n, setLang, t, LANGUAGES, lang } from '../js/i18n.js';
+import { gameName, sideName } from '../js/names.js';
 
 /** @typedef {{board: import('../js/types.js').BoardView, legal_moves: import('../js/types.js').MoveInfo[], moves: import('../js/types.js').PlayedMove[]}} Fixture */
 
@@ -16,6 +17,7 @@ Object.assign(window, { played });
 const output = /** @type {HTMLOutputElement} */ (document.getElementById('played'));
 const board = new Board(/** @type {HTMLElement} */ (document.getElementById('board')), {
   t,
+  names: { gameName, sideName },
   orientation: params.get('orientation') === 'second' ? 'second' : 'first',
   onMove: (move) => {
     played.push(move.text);

@@ -16,10 +16,14 @@ const game = {
     { side: 'first', name: 'alice', user: true, ai: null, rating: 1500, provisional: true },
     { side: 'second', name: '', user: false, ai: 4 },
   ],
-  you: null, time_control: '5+3', rated: false, board: fx.board,
+  you: null, time_control: '5+3', correspondence: false, rated: false, board: fx.board,
   start_board: start ? start.board : undefined,
   moves: fx.moves, legal_moves: [], clocks: null, draw_offer: null, takeback_request: null, watchers: 0,
   actions: { first: [], second: [] },
+  chat: {
+    players: { read: false, read_over: false, write: false },
+    spectators: { read: false, read_over: false, write: false },
+  },
 };
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 main.append(gameViewer(game).el);

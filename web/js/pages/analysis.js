@@ -15,6 +15,7 @@ import { prefs } from '../prefs.js';
 import { GAME_KINDS, gameName, sideName } from '../names.js';
 import { lineChart, scoreToUnit, scoreText, negate } from '../chart.js';
 import { positionString } from '../position.js';
+import { playSound } from '../sound.js';
 
 /** @typedef {import('../types.js').GameKind} GameKind */
 /** @typedef {import('../types.js').Score} Score */
@@ -64,8 +65,10 @@ export async function render(main) {
   const settings = prefs();
   const boardEl = h('div');
   const board = new Board(boardEl, {
+    t,
+    names: { gameName, sideName },
     coordinates: settings.coordinates,
-    sound: settings.sound,
+    sound: settings.sound ? playSound : undefined,
     onMove: (move) => {
       line = [...line.slice(0, ply), move.text];
       ply = line.length;

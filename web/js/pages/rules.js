@@ -5,7 +5,7 @@
 import { h, setTitle } from '../ui.js';
 import { t } from '../i18n.js';
 import { Board } from '../board.js';
-import { GAME_KINDS, gameName } from '../names.js';
+import { GAME_KINDS, gameName, sideName } from '../names.js';
 import { SUMMARY_KEYS, setRulesContext } from '../guide.js';
 import { diagram } from '../diagram.js';
 
@@ -102,7 +102,7 @@ export async function render(main, [which]) {
   try {
     const data = await getJson(`/data/${kind}-start.json`);
     geo = data.board;
-    new Board(boardEl, { small: true }).set({ board: geo, interactive: false });
+    new Board(boardEl, { t, names: { gameName, sideName }, small: true }).set({ board: geo, interactive: false });
   } catch {
     figure.remove();
     return;
@@ -134,7 +134,7 @@ function renderIndex(main) {
     void (async () => {
       try {
         const data = await (await fetch(`/data/${kind}-start.json`)).json();
-        new Board(boardEl, { small: true }).set({ board: data.board, interactive: false });
+        new Board(boardEl, { t, names: { gameName, sideName }, small: true }).set({ board: data.board, interactive: false });
       } catch {
         boardEl.remove();
       }

@@ -7,7 +7,8 @@
 //! limit and sanctions), stored, then published once on the game's [`Feed`] as one
 //! serialised `chat` message that each socket of the game writes if its viewer may read
 //! that room. The feed keeps the last [`HISTORY`] messages of each room for the sockets
-//! that open later.
+//! that open later. Who may read and write each room is [`rooms_for`], which the game
+//! view sends each viewer (`chat`) and [`post`] holds messages to.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,7 +22,7 @@ use super::messages::{GameStatusView, Refusal, ServerMessage, SocketError};
 use super::{Ident, feed};
 use crate::auth::Viewer;
 use crate::state::AppState;
-use crate::store::{ChatRecord, StoreError, now_ms};
+use crate::store::{ChatRecord, SeatRecord, StoreError, now_ms};
 
 /// The longest message, in characters.
 pub const MAX_CHARS: usize = 500;
@@ -74,13 +75,87 @@ impl ChatRoom {
     }
 
     /// Whether a viewer on side `you` (a spectator: `None`) reads this room, the game
-    /// being over (`over`) or not.
+    /// being over (`over`) or not: the room it writes in, and both once over.
     #[must_use]
     pub fn readable_by(self, you: Option<Player>, over: bool) -> bool {
-        over || match self {
+        over || self.writable_by(you)
+    }
+
+    /// Whether a viewer on side `you` (a spectator: `None`) writes in this room: a player
+    /// in the players' room, anyone else in the spectators' (with an account: see
+    /// [`post`]).
+    #[must_use]
+    pub fn writable_by(self, you: Option<Player>) -> bool {
+        match self {
             ChatRoom::Players => you.is_some(),
             ChatRoom::Spectators => you.is_none(),
         }
+    }
+}
+
+/// What a viewer may do in one room of a game's chat.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomRights {
+    /// Reads the room while the game goes on.
+    pub read: bool,
+    /// Reads the room once the game is over (finished or aborted).
+    pub read_over: bool,
+    /// Writes in the room. A spectator writes with an account: a guest's or a signed-out
+    /// visitor's message is refused (`sign_in`).
+    pub write: bool,
+}
+
+/// What a viewer may do in each room of a game's chat: `chat` in the game view, so that
+/// a client shows the rooms without knowing the rules. All `false` in a game that has no
+/// chat ([`closed`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatRights {
+    /// The players' room.
+    pub players: RoomRights,
+    /// The spectators' room.
+    pub spectators: RoomRights,
+}
+
+impl ChatRights {
+    /// The rights in `room`.
+    #[must_use]
+    pub fn room(&self, room: ChatRoom) -> RoomRights {
+        match room {
+            ChatRoom::Players => self.players,
+            ChatRoom::Spectators => self.spectators,
+        }
+    }
+}
+
+/// Why a game with these seats has no chat: the AI plays in it, or a seat has nobody (a
+/// game waiting for its second player, an imported record); `None` when two people sit.
+#[must_use]
+pub fn closed(seats: [&SeatRecord; 2]) -> Option<ChatRefusal> {
+    if seats.iter().any(|s| s.ai_level.is_some()) {
+        Some(ChatRefusal::AiGame)
+    } else if seats.iter().any(|s| s.player().is_none()) {
+        Some(ChatRefusal::NotStarted)
+    } else {
+        None
+    }
+}
+
+/// What the viewer on side `you` (a spectator: `None`) may do in each room of the chat
+/// of a game with these `seats`: a player reads and writes the players' room, anyone
+/// else the spectators' room, and once the game is over everyone reads both.
+#[must_use]
+pub fn rooms_for(seats: [&SeatRecord; 2], you: Option<Player>) -> ChatRights {
+    if closed(seats).is_some() {
+        return ChatRights::default();
+    }
+    let rights = |room: ChatRoom| RoomRights {
+        read: room.readable_by(you, false),
+        read_over: room.readable_by(you, true),
+        write: room.writable_by(you),
+    };
+    ChatRights {
+        players: rights(ChatRoom::Players),
+        spectators: rights(ChatRoom::Spectators),
     }
 }
 
@@ -306,28 +381,22 @@ pub async fn post(
         return Err(ChatRefusal::SignIn.refusal("only players and signed-in visitors may chat"));
     };
     let snapshot = feed.snapshot();
-    if snapshot.seats.iter().any(|s| s.ai_level.is_some()) {
-        return Err(ChatRefusal::AiGame.refusal("chat is off in games against the AI"));
-    }
-    if snapshot.seats.iter().any(|s| s.player().is_none()) {
-        return Err(ChatRefusal::NotStarted.refusal("chat opens when both players are seated"));
+    if let Some(why) = closed(snapshot.seats.each_ref()) {
+        return Err(why.refusal(if why == ChatRefusal::AiGame {
+            "chat is off in games against the AI"
+        } else {
+            "chat opens when both players are seated"
+        }));
     }
     let you = author.ident.side_among(&snapshot.seats);
-    match (room, you) {
-        (ChatRoom::Players, None) => {
-            return Err(
-                ChatRefusal::WrongRoom.refusal("only the players write in the players' room")
-            );
-        }
-        (ChatRoom::Spectators, Some(_)) => {
-            return Err(
-                ChatRefusal::WrongRoom.refusal("the players do not write in the spectators' room")
-            );
-        }
-        (ChatRoom::Spectators, None) if author.ident.user.is_none() => {
-            return Err(ChatRefusal::SignIn.refusal("sign in to chat in the spectators' room"));
-        }
-        _ => {}
+    if !rooms_for(snapshot.seats.each_ref(), you).room(room).write {
+        return Err(ChatRefusal::WrongRoom.refusal(match room {
+            ChatRoom::Players => "only the players write in the players' room",
+            ChatRoom::Spectators => "the players do not write in the spectators' room",
+        }));
+    }
+    if room == ChatRoom::Spectators && author.ident.user.is_none() {
+        return Err(ChatRefusal::SignIn.refusal("sign in to chat in the spectators' room"));
     }
     let text = text.trim();
     let now = admit(state, key, author.ident.user.as_deref(), text).await?;
@@ -455,6 +524,72 @@ mod tests {
         for room in ChatRoom::BOTH {
             assert!(room.readable_by(player, true) && room.readable_by(spectator, true));
             assert_eq!(ChatRoom::from_name(room.as_str()), Some(room));
+        }
+    }
+
+    /// A seat taken by a person (`user`: an account, else a guest) or the AI.
+    fn seat(user: Option<&str>, guest: Option<&str>, ai: Option<u8>) -> SeatRecord {
+        SeatRecord {
+            user_id: user.map(|u| format!("id-{u}")),
+            username: user.map(str::to_owned),
+            guest_id: guest.map(|g| format!("id-{g}")),
+            guest_name: guest.map(str::to_owned),
+            ai_level: ai,
+        }
+    }
+
+    #[test]
+    fn each_viewer_is_told_which_rooms_it_reads_and_writes() {
+        let (ragnar, guest) = (
+            seat(Some("ragnar"), None, None),
+            seat(None, Some("Guest 7"), None),
+        );
+        let people = [&ragnar, &guest];
+        let room = |read, read_over, write| RoomRights {
+            read,
+            read_over,
+            write,
+        };
+        for you in [Some(Player::First), Some(Player::Second)] {
+            assert_eq!(
+                rooms_for(people, you),
+                ChatRights {
+                    players: room(true, true, true),
+                    spectators: room(false, true, false),
+                },
+                "a player: {you:?}"
+            );
+        }
+        assert_eq!(
+            rooms_for(people, None),
+            ChatRights {
+                players: room(false, true, false),
+                spectators: room(true, true, true),
+            },
+            "a spectator"
+        );
+        // The rights agree with who reads each room's messages on the sockets.
+        for you in [Some(Player::First), None] {
+            let rights = rooms_for(people, you);
+            for room in ChatRoom::BOTH {
+                assert_eq!(rights.room(room).read, room.readable_by(you, false));
+                assert_eq!(rights.room(room).read_over, room.readable_by(you, true));
+            }
+        }
+    }
+
+    #[test]
+    fn a_game_against_the_ai_or_with_a_seat_open_has_no_chat() {
+        let person = seat(Some("ragnar"), None, None);
+        let (ai, open) = (seat(None, None, Some(3)), SeatRecord::default());
+        assert_eq!(closed([&person, &ai]), Some(ChatRefusal::AiGame));
+        assert_eq!(closed([&open, &person]), Some(ChatRefusal::NotStarted));
+        assert_eq!(closed([&open, &open]), Some(ChatRefusal::NotStarted));
+        assert_eq!(closed([&person, &person]), None);
+        for seats in [[&person, &ai], [&ai, &person], [&person, &open]] {
+            for you in [Some(Player::First), Some(Player::Second), None] {
+                assert_eq!(rooms_for(seats, you), ChatRights::default(), "{you:?}");
+            }
         }
     }
 

@@ -116,6 +116,7 @@ impl Snapshot {
     fn personal(&self, you: Option<Player>) -> GameView {
         let mut view = self.view.clone();
         view.you = you;
+        view.chat = super::chat::rooms_for(self.seats.each_ref(), you);
         if you.is_some() && you == Some(view.board.to_move) && !self.legal.is_empty() {
             view.legal_moves = self.legal.infos();
         }

@@ -929,6 +929,8 @@ pub struct GameView {
     pub you: Option<Player>,
     /// The time control (`5+3`, `3d`, `untimed`).
     pub time_control: String,
+    /// Whether it is played by correspondence (days per move): [`is_correspondence`].
+    pub correspondence: bool,
     /// Whether the result changes ratings.
     pub rated: bool,
     /// The board now.
@@ -954,6 +956,19 @@ pub struct GameView {
     pub absent: Vec<AbsenceView>,
     /// What each player may do now.
     pub actions: Actions,
+    /// What the receiver may do in each room of the game's chat
+    /// ([`super::chat::rooms_for`]).
+    pub chat: super::chat::ChatRights,
+}
+
+/// Whether a game of this time control (as stored and sent: `3d`, `5+3`, `untimed`) is
+/// played by correspondence, days per move; text that is no time control is not.
+#[must_use]
+pub fn is_correspondence(time_control: &str) -> bool {
+    matches!(
+        time_control.parse(),
+        Ok(session::TimeControl::Correspondence { .. })
+    )
 }
 
 /// A player who has left a live game.
@@ -1446,6 +1461,16 @@ mod tests {
             EventsView::with_legal_moves("{\"t\":\"pong\"}", &LegalMoves::default()),
             None
         );
+    }
+
+    #[test]
+    fn a_correspondence_game_is_one_of_days_per_move() {
+        for control in ["1d", "3d", "14d"] {
+            assert!(is_correspondence(control), "{control}");
+        }
+        for control in ["5+3", "0.5+0", "untimed", "", "d", "0d", "3 days"] {
+            assert!(!is_correspondence(control), "{control}");
+        }
     }
 
     #[test]

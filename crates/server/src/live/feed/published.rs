@@ -413,6 +413,7 @@ mod tests {
             players: Vec::new(),
             you: None,
             time_control: "untimed".into(),
+            correspondence: false,
             rated: false,
             board: board.clone(),
             start_board: board,
@@ -425,6 +426,7 @@ mod tests {
             watchers: 0,
             absent: Vec::new(),
             actions: Actions::default(),
+            chat: crate::live::chat::rooms_for([&Default::default(), &Default::default()], None),
         };
         Snapshot::new(view, LegalMoves::default(), Seats::default(), None)
     }

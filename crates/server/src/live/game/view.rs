@@ -245,6 +245,7 @@ pub(crate) fn view_known(
         players: players(record, ratings),
         you,
         time_control: record.time_control.clone(),
+        correspondence: crate::live::messages::is_correspondence(&record.time_control),
         rated: record.rated,
         board,
         start_board,
@@ -257,6 +258,7 @@ pub(crate) fn view_known(
         watchers,
         absent: Vec::new(),
         actions,
+        chat: crate::live::chat::rooms_for([&record.first, &record.second], you),
     }
 }
 
