@@ -164,7 +164,7 @@ async fn the_lobby_sockets_messages_are_those_documented() {
 fn every_socket_message_and_action_is_documented_with_an_example() {
     let doc = api_md();
     for tag in server::live::ServerMessage::TAGS
-        .into_iter()
+        .iter()
         .chain(server::live::LobbyMessage::TAGS)
     {
         let example = format!("{{\"t\":\"{tag}\"");
