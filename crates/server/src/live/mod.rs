@@ -14,6 +14,7 @@ pub mod challenges;
 pub mod chat;
 pub mod conditional;
 pub mod feed;
+pub mod hub;
 pub mod lifecycle;
 pub mod lobby;
 pub mod lobby_chat;
