@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 
 use super::feed::{Snapshot, to_text};
 use super::hub::{Hub, Origin, Outlet};
-use super::messages::{ClocksView, GameStatusView, LobbyMessage, PlayerInfo};
+use super::messages::{ClocksView, GameStatusView, GameView, LobbyMessage, PlayerInfo};
 use super::{Ident, lock};
 use crate::bus::HubChannel;
 use crate::state::AppState;
@@ -76,7 +76,14 @@ impl MyGame {
     /// The game as `snapshot` shows it, with the clocks at `now`.
     #[must_use]
     pub fn of(snapshot: &Snapshot, now: Timestamp) -> MyGame {
-        let view = &snapshot.view;
+        MyGame::of_view(
+            &snapshot.view,
+            snapshot.clocks_at(now).or(snapshot.view.clocks),
+        )
+    }
+
+    /// The game as `view` shows it, with these clocks.
+    fn of_view(view: &GameView, clocks: Option<ClocksView>) -> MyGame {
         let ongoing = view.status == GameStatusView::Ongoing;
         MyGame {
             id: view.id.clone(),
@@ -86,7 +93,7 @@ impl MyGame {
             time_control: view.time_control.clone(),
             rated: view.rated,
             to_move: ongoing.then_some(view.board.to_move),
-            clocks: snapshot.clocks_at(now).or(view.clocks),
+            clocks,
             draw_offer: view.draw_offer,
             takeback_request: view.takeback_request,
             result: view.result,
@@ -462,7 +469,8 @@ pub(crate) fn game_changed(state: &AppState, snapshot: &Snapshot) {
 }
 
 /// The games `ident` plays that are not over, from the store's list and each game's
-/// latest published state, ordered by [`order`].
+/// latest published state (as stored, for a game another process owns), ordered by
+/// [`order`].
 ///
 /// # Errors
 /// On a database failure.
@@ -475,19 +483,39 @@ pub async fn my_games(state: &AppState, ident: &Ident) -> Result<Vec<Mine>, Stor
         .unfinished_games_of(ident.user.as_deref(), ident.guest.as_deref(), MY_GAMES_MAX)
         .await?;
     let now = Timestamp::now();
-    let mut games: Vec<Mine> = ids
-        .iter()
-        .filter_map(|id| {
-            let snapshot = state.live.handle(id)?.feed().snapshot();
-            let you = ident.side_among(&snapshot.seats)?;
-            let game = MyGame::of(&snapshot, now);
-            matches!(
-                game.status,
+    let mut games = Vec::new();
+    for id in &ids {
+        let mine =
+            match state.live.handle(id) {
+                Some(handle) => {
+                    let snapshot = handle.feed().snapshot();
+                    ident.side_among(&snapshot.seats).map(|you| Mine {
+                        you,
+                        game: MyGame::of(&snapshot, now),
+                    })
+                }
+                // Owned by another process that shares the database: as stored (each
+                // change after it comes on the players' channel).
+                None if state.bus().is_some() => super::stored_view(state, id, ident)
+                    .await?
+                    .and_then(|view| {
+                        Some(Mine {
+                            you: view.you?,
+                            game: MyGame::of_view(&view, view.clocks),
+                        })
+                    }),
+                // Alone, a game not held here is over or passing to a new owner.
+                None => None,
+            };
+        if let Some(mine) = mine
+            && matches!(
+                mine.game.status,
                 GameStatusView::Waiting | GameStatusView::Ongoing
             )
-            .then_some(Mine { you, game })
-        })
-        .collect();
+        {
+            games.push(mine);
+        }
+    }
     order(&mut games);
     Ok(games)
 }

@@ -32,7 +32,8 @@ async fn account(process: &Process, name: &str) -> Client {
 }
 
 /// A move in a game owned by process one reaches its second player's own channel, a
-/// lobby socket on process two, within a second; so does the game's end.
+/// lobby socket on process two, within a second; so does the game's end. The list that
+/// socket gets on connecting holds the game.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_is_heard_on_the_players_own_channel_on_another_process() {
     let Some((_db, _redis, _, processes)) = cluster(2).await else {
@@ -48,7 +49,12 @@ async fn a_move_is_heard_on_the_players_own_channel_on_another_process() {
     let listed = next_of(&mut b_me, "my_games", Duration::from_secs(10))
         .await
         .expect("the list on connecting");
-    eprintln!("cluster: b's list on process two: {listed}");
+    // The list on connecting holds the game, though another process owns it.
+    let games = listed["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{listed}");
+    assert_eq!(games[0]["id"], id.as_str(), "{listed}");
+    assert_eq!(games[0]["you"], "second", "{listed}");
+    assert_eq!(games[0]["status"], "ongoing", "{listed}");
 
     let mut a_game = processes[0].open(&a, &format!("/ws/game/{id}")).await;
     a_game.send(json!({"t": "hello", "rev": 0})).await;
