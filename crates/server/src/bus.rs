@@ -1,7 +1,7 @@
 //! The message bus between server processes that share one database: Redis publish and
 //! subscribe (`--redis`). Without it a process works alone, as before.
 //!
-//! Channels:
+//! Channels (every name comes from [`Channel`]):
 //! - `kt:proc:{token}`: requests to the process whose lease token is `token` (commands
 //!   for the games it owns) and the replies to requests it made. A process subscribes to
 //!   its own channel for as long as it runs, so Redis's count of a channel's subscribers
@@ -9,14 +9,21 @@
 //! - `kt:game:{id}`: what the owner of game `id` publishes (each change, serialised
 //!   once), for the processes that hold sockets to the game ([`crate::live::remote`]).
 //!   The owner publishes there only while some process listens.
-//! - `kt:lobby`: the lobby's changes, which every process applies to its own copy.
+//! - the hubs' channels ([`HubChannel`]), which every process listens to for as long as
+//!   it is on the bus: each change to one of the live hubs of [`crate::live::hub`] is
+//!   published there by the process where it is made, and applied by every other:
+//!   - `kt:lobby`: the lobby's changes (games, challenges, who has a lobby socket open);
+//!   - `kt:lobby_chat`: the lines said in the lobby chat;
+//!   - `kt:people`: each player's own channel: their games as they change (`my_game`)
+//!     and their direct challenges changed (`my_challenges`).
 //!
 //! When the connection to Redis is lost, the process goes on with its own games: the
 //! relays to games owned elsewhere end (their sockets connect again, and are answered
 //! 503 until the bus is back), and the bus reconnects with a growing delay (up to
-//! [`RECONNECT_MAX`]), subscribing again to its own channel; the lobby listens again
-//! and asks the others for their games. Publishing goes through a connection manager
-//! that reconnects by itself.
+//! [`RECONNECT_MAX`]), subscribing again to its own channel; each hub listens again and
+//! catches up what it missed (the lobby asks the others for their games, the lobby chat
+//! reads its last lines back, the players' sockets are sent their whole lists).
+//! Publishing goes through a connection manager that reconnects by itself.
 //!
 //! Everything published goes out through one queue, in order, in pipelines: a
 //! game's changes reach every other process in the order they were made. The queue is
@@ -46,20 +53,69 @@ pub const RECONNECT_MAX: Duration = Duration::from_secs(5);
 /// then sees a gap and catches up).
 const ROUTE_QUEUE: usize = 1024;
 
-/// The channel of requests to process `token`.
+/// A channel of the bus: the one place its names on Redis come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel<'a> {
+    /// `kt:proc:{token}`: requests to process `token`, and the replies to its own.
+    Proc(&'a str),
+    /// `kt:game:{id}`: what the owner of game `id` publishes.
+    Game(&'a str),
+    /// A hub's channel, which every process listens to.
+    Hub(HubChannel),
+}
+
+impl Channel<'_> {
+    /// Its name on Redis.
+    #[must_use]
+    pub fn name(&self) -> String {
+        match self {
+            Channel::Proc(token) => format!("kt:proc:{token}"),
+            Channel::Game(id) => format!("kt:game:{id}"),
+            Channel::Hub(hub) => hub.name().to_owned(),
+        }
+    }
+}
+
+/// The channels every process listens to while it is on the bus, one for each live hub
+/// ([`crate::live::hub`]): a hub's changes are published on its channel by the process
+/// where they are made and applied by every other. Each has a listener by construction
+/// ([`crate::live::hub::share_all`] matches on every one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HubChannel {
+    /// `kt:lobby`: the lobby's changes.
+    Lobby,
+    /// `kt:lobby_chat`: the lines said in the lobby chat.
+    LobbyChat,
+    /// `kt:people`: the players' own channels (`my_game`, `my_challenges`).
+    People,
+}
+
+impl HubChannel {
+    /// Every hub channel.
+    pub const ALL: [HubChannel; 3] = [HubChannel::Lobby, HubChannel::LobbyChat, HubChannel::People];
+
+    /// Its name on Redis.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            HubChannel::Lobby => "kt:lobby",
+            HubChannel::LobbyChat => "kt:lobby_chat",
+            HubChannel::People => "kt:people",
+        }
+    }
+}
+
+/// The channel of requests to process `token` ([`Channel::Proc`]).
 #[must_use]
 pub fn proc_channel(token: &str) -> String {
-    format!("kt:proc:{token}")
+    Channel::Proc(token).name()
 }
 
-/// The channel on which the owner of game `id` publishes.
+/// The channel on which the owner of game `id` publishes ([`Channel::Game`]).
 #[must_use]
 pub fn game_channel(id: &str) -> String {
-    format!("kt:game:{id}")
+    Channel::Game(id).name()
 }
-
-/// The lobby's channel.
-pub const LOBBY_CHANNEL: &str = "kt:lobby";
 
 /// Why the bus cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -372,5 +428,31 @@ async fn publish_queued(
         if let Err(error) = pipe.query_async::<()>(&mut connection).await {
             tracing::warn!(%error, "publishing on the bus");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Channel, HubChannel};
+
+    #[test]
+    fn every_channel_has_a_name_of_its_own() {
+        let mut names: Vec<String> = HubChannel::ALL
+            .iter()
+            .map(|hub| Channel::Hub(*hub).name())
+            .collect();
+        names.push(Channel::Proc("lobby").name());
+        names.push(Channel::Game("lobby").name());
+        let mut distinct = names.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), names.len(), "{names:?}");
+        assert!(names.iter().all(|name| name.starts_with("kt:")));
+        // A hub's channel is never a process's or a game's, whatever its token or id.
+        for hub in HubChannel::ALL {
+            assert!(!hub.name().starts_with("kt:proc:") && !hub.name().starts_with("kt:game:"));
+        }
+        assert_eq!(Channel::Game("g1").name(), "kt:game:g1");
+        assert_eq!(Channel::Proc("t").name(), "kt:proc:t");
     }
 }

@@ -158,7 +158,7 @@ impl Server {
         let state = self.state;
         if let (Some(bus), Some(requests)) = (state.bus(), self.requests) {
             live::remote::spawn_answering(&state, Arc::clone(bus), requests);
-            live::remote::share_lobby(&state, bus).await?;
+            live::hub::share_all(&state, bus).await?;
         }
         let resumed = live::resume_all(&state).await?;
         if resumed > 0 {

@@ -6,6 +6,12 @@
 //!
 //! The lobby shows the [`WINDOW`] newest games being played (with their boards) and
 //! how many there are in all; `GET /api/games?status=live` pages through all of them.
+//!
+//! Several processes share one lobby through its [`Outlet`] ([`super::hub`]): each
+//! change made here is published on `kt:lobby` and applied by the others; the games a
+//! process owns go out coalesced, with its sockets' messages. A process that joins the
+//! bus (at start, and when Redis comes back) asks the others for their games and who is
+//! present on them.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
@@ -14,8 +20,11 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 use super::feed::to_text;
+use super::hub::{Hub, Origin, Outlet};
 use super::messages::{ChallengeView, LiveGame, LiveGameChange, LobbyMessage};
 use super::{Ident, lock};
+use crate::bus::{Bus, HubChannel};
+use crate::state::AppState;
 
 /// How many live games the lobby socket shows and keeps up to date.
 pub const WINDOW: usize = 24;
@@ -42,29 +51,37 @@ pub struct LobbyFrame {
 pub struct Lobby {
     inner: Mutex<State>,
     sender: broadcast::Sender<LobbyFrame>,
-    /// The bus, when several processes share the lobby: every change made here is
-    /// published there too, and applied by the others ([`Shared`]).
-    bus: std::sync::OnceLock<Arc<crate::bus::Bus>>,
+    /// Every change made here goes through it, to the other processes too.
+    outlet: Outlet<Lobby>,
     /// Itself, for the task that sends the next change.
     this: Weak<Lobby>,
 }
 
-/// A lobby change as processes share it on the bus.
-#[derive(serde::Serialize, serde::Deserialize)]
+/// A lobby change, as the processes share it.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum Shared {
+pub enum LobbyChange {
     /// Games started or changed on the sending process since its last message (at
     /// most one message each [`FLUSH_EVERY`], as its sockets are told).
     Games(Vec<LiveGame>),
+    /// A game is no longer being played.
     GameRemoved(String),
+    /// A challenge was posted (by this person).
     ChallengeAdded(ChallengeView, Ident),
+    /// A challenge is gone.
     ChallengeRemoved(String),
+    /// The poster of a challenge is told the game it became.
     Accepted {
+        /// The poster.
         poster: Ident,
+        /// The challenge.
         challenge: String,
+        /// The game.
         game: String,
     },
+    /// A lobby socket of this person opened.
     Enter(Ident),
+    /// A lobby socket of this person closed.
     Leave(Ident),
     /// Everyone with a lobby socket open on the sending process, and how many (it
     /// replaces what that process said before).
@@ -74,10 +91,14 @@ enum Shared {
     Hello,
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
-struct SharedMessage {
-    from: String,
-    event: Shared,
+/// What applying a lobby change says.
+#[derive(Debug, Default)]
+pub struct Applied {
+    /// The people no longer present anywhere (whose live challenges go after the grace
+    /// period).
+    gone: Vec<Ident>,
+    /// Another process said hello: it is told this one's games and people.
+    greeted: bool,
 }
 
 #[derive(Debug, Default)]
@@ -160,7 +181,7 @@ impl Lobby {
         Arc::new_cyclic(|this| Lobby {
             inner: Mutex::new(State::default()),
             sender: broadcast::channel(QUEUE).0,
-            bus: std::sync::OnceLock::new(),
+            outlet: Outlet::default(),
             this: this.clone(),
         })
     }
@@ -354,9 +375,10 @@ impl Lobby {
             .is_some_and(|key| lock(&self.inner).present.contains_key(key))
     }
 
-    /// A game being played has started or changed.
+    /// A game being played has started or changed (told to the other processes with
+    /// the next message: [`Lobby::flush`]).
     pub fn game_changed(&self, game: LiveGame) {
-        if self.bus.get().is_some() {
+        if self.outlet.on_bus() {
             lock(&self.inner).to_share.insert(game.id.clone());
         }
         self.apply_game_changed(game);
@@ -365,139 +387,72 @@ impl Lobby {
     /// A game is no longer being played.
     pub fn game_removed(&self, id: &str) {
         lock(&self.inner).to_share.remove(id);
-        self.share(|| Shared::GameRemoved(id.to_owned()));
-        self.apply_game_removed(id);
+        self.outlet
+            .publish(self, LobbyChange::GameRemoved(id.to_owned()));
     }
 
     /// A challenge was posted by `by`.
     pub fn challenge_added(&self, challenge: ChallengeView, by: Ident) {
-        self.share(|| Shared::ChallengeAdded(challenge.clone(), by.clone()));
-        self.apply_challenge_added(challenge, by);
+        self.outlet
+            .publish(self, LobbyChange::ChallengeAdded(challenge, by));
     }
 
     /// A challenge is gone (accepted, withdrawn, lapsed).
     pub fn challenge_removed(&self, id: &str) {
-        self.share(|| Shared::ChallengeRemoved(id.to_owned()));
-        self.apply_challenge_removed(id);
+        self.outlet
+            .publish(self, LobbyChange::ChallengeRemoved(id.to_owned()));
     }
 
     /// The poster of challenge `challenge` is told that it became game `game`, at once
     /// (on whichever process their lobby socket is).
     pub fn tell_accepted(&self, poster: Ident, challenge: &str, game: &str) {
-        self.share(|| Shared::Accepted {
-            poster: poster.clone(),
+        let change = LobbyChange::Accepted {
+            poster,
             challenge: challenge.to_owned(),
             game: game.to_owned(),
-        });
-        self.apply_tell_accepted(poster, challenge, game);
+        };
+        self.outlet.publish(self, change);
     }
 
     /// A lobby socket of `who` opened.
     pub fn enter(&self, who: &Ident) {
-        self.share(|| Shared::Enter(who.clone()));
-        count_in(&mut lock(&self.inner).here, who);
-        self.apply_enter(who);
+        self.outlet.publish(self, LobbyChange::Enter(who.clone()));
     }
 
     /// A lobby socket of `who` closed; true when it was their last (on any process).
     pub fn leave(&self, who: &Ident) -> bool {
-        self.share(|| Shared::Leave(who.clone()));
-        uncount_in(&mut lock(&self.inner).here, who);
-        self.apply_leave(who)
-    }
-
-    /// Shares this lobby with the other processes on `bus`: the changes made here go
-    /// there, and (through [`Lobby::apply_shared`]) theirs come here.
-    pub fn share_on(&self, bus: Arc<crate::bus::Bus>) {
-        let _ = self.bus.set(bus);
-    }
-
-    fn share(&self, event: impl FnOnce() -> Shared) {
-        let Some(bus) = self.bus.get() else { return };
-        let message = SharedMessage {
-            from: bus.token().to_owned(),
-            event: event(),
-        };
-        match serde_json::to_vec(&message) {
-            Ok(bytes) => bus.publish(crate::bus::LOBBY_CHANNEL.to_owned(), Arc::from(bytes)),
-            Err(error) => tracing::error!(%error, "a lobby change cannot be written for the bus"),
-        }
-    }
-
-    /// Applies a change another process published on the lobby's channel; `mine` lists
-    /// the games this process owns (to tell a process that says hello). Its own
-    /// messages come back too, and are skipped.
-    /// Returns the people no longer present anywhere (whose challenges may go).
-    pub fn apply_shared(&self, payload: &[u8], mine: impl FnOnce() -> Vec<String>) -> Vec<Ident> {
-        let Some(bus) = self.bus.get() else {
-            return Vec::new();
-        };
-        let message = match serde_json::from_slice::<SharedMessage>(payload) {
-            Ok(message) => message,
-            Err(error) => {
-                tracing::warn!(%error, "an unreadable lobby change on the bus");
-                return Vec::new();
-            }
-        };
-        if message.from == bus.token() {
-            return Vec::new();
-        }
-        let from = message.from;
-        match message.event {
-            Shared::Games(games) => {
-                for game in games {
-                    self.apply_game_changed(game);
-                }
-            }
-            Shared::GameRemoved(id) => self.apply_game_removed(&id),
-            Shared::ChallengeAdded(challenge, by) => self.apply_challenge_added(challenge, by),
-            Shared::ChallengeRemoved(id) => self.apply_challenge_removed(&id),
-            Shared::Accepted {
-                poster,
-                challenge,
-                game,
-            } => self.apply_tell_accepted(poster, &challenge, &game),
-            Shared::Enter(who) => {
-                count_in(lock(&self.inner).elsewhere.entry(from).or_default(), &who);
-                self.apply_enter(&who);
-            }
-            Shared::Leave(who) => {
-                if let Some(people) = lock(&self.inner).elsewhere.get_mut(&from) {
-                    uncount_in(people, &who);
-                }
-                if self.apply_leave(&who) {
-                    return vec![who];
-                }
-            }
-            Shared::Present(people) => return self.apply_present(&from, people),
-            Shared::Hello => {
-                // A process has started: it learns the games this one owns.
-                let games: Vec<LiveGame> = {
-                    let state = lock(&self.inner);
-                    mine()
-                        .iter()
-                        .filter_map(|id| state.games.get(id).cloned())
-                        .collect()
-                };
-                if !games.is_empty() {
-                    self.share(|| Shared::Games(games));
-                }
-                self.share_presence();
-            }
-        }
-        Vec::new()
+        !self
+            .outlet
+            .publish(self, LobbyChange::Leave(who.clone()))
+            .gone
+            .is_empty()
     }
 
     /// Tells the other processes who is present here.
     fn share_presence(&self) {
         let people: Vec<(Ident, usize)> = lock(&self.inner).here.values().cloned().collect();
-        self.share(|| Shared::Present(people));
+        self.outlet.tell_others(&LobbyChange::Present(people));
     }
 
     /// Asks the other processes for the games they own and who is present on them, and
     /// tells them who is present here (at start, and when the bus is back).
     pub fn say_hello(&self) {
-        self.share(|| Shared::Hello);
+        self.outlet.tell_others(&LobbyChange::Hello);
+        self.share_presence();
+    }
+
+    /// Answers another process's hello: the games among `mine` (those this process
+    /// owns), and who is present here.
+    fn greet(&self, mine: &[String]) {
+        let games: Vec<LiveGame> = {
+            let state = lock(&self.inner);
+            mine.iter()
+                .filter_map(|id| state.games.get(id).cloned())
+                .collect()
+        };
+        if !games.is_empty() {
+            self.outlet.tell_others(&LobbyChange::Games(games));
+        }
         self.share_presence();
     }
 
@@ -533,7 +488,7 @@ impl Lobby {
                 .collect()
         };
         if !shared.is_empty() {
-            self.share(|| Shared::Games(shared));
+            self.outlet.tell_others(&LobbyChange::Games(shared));
         }
         let mut state = lock(&self.inner);
         state.scheduled = false;
@@ -612,6 +567,118 @@ impl Lobby {
         drop(state);
         let _ = self.sender.send(LobbyFrame { v, text, to: None });
     }
+}
+
+impl Hub for Lobby {
+    const CHANNEL: HubChannel = HubChannel::Lobby;
+    type Change = LobbyChange;
+    type Applied = Applied;
+
+    fn outlet(&self) -> &Outlet<Lobby> {
+        &self.outlet
+    }
+
+    /// A change made here, or one another process published (whose own messages come
+    /// back too, and are skipped before they reach this).
+    fn apply(&self, change: LobbyChange, origin: Origin<'_>) -> Applied {
+        let mut applied = Applied::default();
+        match change {
+            LobbyChange::Games(games) => {
+                for game in games {
+                    self.apply_game_changed(game);
+                }
+            }
+            LobbyChange::GameRemoved(id) => self.apply_game_removed(&id),
+            LobbyChange::ChallengeAdded(challenge, by) => {
+                self.apply_challenge_added(challenge, by);
+            }
+            LobbyChange::ChallengeRemoved(id) => self.apply_challenge_removed(&id),
+            LobbyChange::Accepted {
+                poster,
+                challenge,
+                game,
+            } => self.apply_tell_accepted(poster, &challenge, &game),
+            LobbyChange::Enter(who) => {
+                {
+                    let mut state = lock(&self.inner);
+                    let people = match origin {
+                        Origin::Here => &mut state.here,
+                        Origin::Process(from) => {
+                            state.elsewhere.entry(from.to_owned()).or_default()
+                        }
+                    };
+                    count_in(people, &who);
+                }
+                self.apply_enter(&who);
+            }
+            LobbyChange::Leave(who) => {
+                {
+                    let mut state = lock(&self.inner);
+                    let people = match origin {
+                        Origin::Here => Some(&mut state.here),
+                        Origin::Process(from) => state.elsewhere.get_mut(from),
+                    };
+                    if let Some(people) = people {
+                        uncount_in(people, &who);
+                    }
+                }
+                if self.apply_leave(&who) {
+                    applied.gone.push(who);
+                }
+            }
+            LobbyChange::Present(people) => {
+                if let Origin::Process(from) = origin {
+                    applied.gone = self.apply_present(from, people);
+                }
+            }
+            LobbyChange::Hello => applied.greeted = matches!(origin, Origin::Process(_)),
+        }
+        applied
+    }
+
+    fn received(&self, state: &AppState, applied: Applied) {
+        for who in applied.gone {
+            super::poster_left(state, who);
+        }
+        if applied.greeted {
+            // A process has started: it learns the games this one owns.
+            let mine: Vec<String> = state.live.entries().into_iter().map(|(id, _)| id).collect();
+            self.greet(&mine);
+        }
+    }
+
+    fn joined(&self, _state: &AppState, _again: bool) {
+        self.say_hello();
+    }
+}
+
+/// How often a process checks that the others whose lobby sockets it counts still live.
+const PRESENCE_CHECK: Duration = Duration::from_secs(5);
+
+/// Forgets, every [`PRESENCE_CHECK`] until shutdown, the lobby sockets of processes that
+/// have died (no longer subscribed to their own channel): their people are absent, and
+/// their challenges go after the grace period unless they come back on another process.
+pub(crate) fn watch_processes(state: &AppState, bus: &Arc<Bus>) {
+    let state = state.clone();
+    let bus = Arc::clone(bus);
+    tokio::spawn(async move {
+        let mut sweep = tokio::time::interval(PRESENCE_CHECK);
+        sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = state.shutdown.cancelled() => return,
+                _ = sweep.tick() => {}
+            }
+            for token in state.live.lobby().present_elsewhere() {
+                if let Ok(false) = bus.is_alive(&token).await {
+                    tracing::info!(process = %token, "a process has gone: its lobby sockets no longer count");
+                    for who in state.live.lobby().forget_process(&token) {
+                        super::poster_left(&state, who);
+                    }
+                }
+            }
+        }
+    });
 }
 
 impl State {

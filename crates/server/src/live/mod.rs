@@ -15,6 +15,7 @@ pub mod chat;
 pub mod conditional;
 pub mod feed;
 pub mod game;
+pub mod hub;
 pub mod lifecycle;
 pub mod lobby;
 pub mod lobby_chat;

@@ -6,8 +6,14 @@
 //! read has its queue fill, is marked behind, and is sent the whole list again when it
 //! reads; the owner never waits for it.
 //!
+//! Every change goes through the hub's [`Outlet`] ([`super::hub`]): on the bus
+//! (`--redis`) it is published once on `kt:people` and every other process sends it to
+//! the sockets it holds of those players, as it does its own; a socket on any process
+//! hears of a move or a direct challenge at once. When the connection to Redis comes
+//! back, every socket here is sent its whole list again (it may have missed changes).
+//!
 //! The hub also knows who is online now: the people (users and guests) with at least one
-//! socket registered, counted in memory. Registrations are bounded per person
+//! socket registered on this process, counted in memory. Registrations are bounded per person
 //! ([`SOCKETS_PER_PERSON`]) and, through the connection caps, in all.
 
 use std::collections::HashMap;
@@ -15,13 +21,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use game::{GameKind, Outcome, Player};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use session::Timestamp;
 use tokio::sync::mpsc;
 
 use super::feed::{Snapshot, to_text};
-use super::messages::{ClocksView, GameStatusView, LobbyMessage, PlayerInfo};
+use super::hub::{Hub, Origin, Outlet};
+use super::messages::{ClocksView, GameStatusView, GameView, LobbyMessage, PlayerInfo};
 use super::{Ident, lock};
+use crate::bus::HubChannel;
 use crate::state::AppState;
 use crate::store::{SeatRecord, StoreError};
 
@@ -67,7 +76,14 @@ impl MyGame {
     /// The game as `snapshot` shows it, with the clocks at `now`.
     #[must_use]
     pub fn of(snapshot: &Snapshot, now: Timestamp) -> MyGame {
-        let view = &snapshot.view;
+        MyGame::of_view(
+            &snapshot.view,
+            snapshot.clocks_at(now).or(snapshot.view.clocks),
+        )
+    }
+
+    /// The game as `view` shows it, with these clocks.
+    fn of_view(view: &GameView, clocks: Option<ClocksView>) -> MyGame {
         let ongoing = view.status == GameStatusView::Ongoing;
         MyGame {
             id: view.id.clone(),
@@ -77,7 +93,7 @@ impl MyGame {
             time_control: view.time_control.clone(),
             rated: view.rated,
             to_move: ongoing.then_some(view.board.to_move),
-            clocks: snapshot.clocks_at(now).or(view.clocks),
+            clocks,
             draw_offer: view.draw_offer,
             takeback_request: view.takeback_request,
             result: view.result,
@@ -149,6 +165,22 @@ pub struct People {
     /// Sockets per person (their user id, else guest id): who is online.
     online: Mutex<HashMap<String, usize>>,
     next_id: AtomicU64,
+    outlet: Outlet<People>,
+}
+
+/// A change of the players' own channels, as the processes share it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PeopleChange {
+    /// A game changed.
+    Game {
+        /// The people (user and guest ids) in the first seat, and in the second.
+        players: [Vec<String>; 2],
+        /// The game, as its owner published it: serialised once.
+        game: Box<RawValue>,
+    },
+    /// The direct challenges of these accounts changed.
+    Challenges(Vec<String>),
 }
 
 impl std::fmt::Debug for People {
@@ -272,15 +304,63 @@ impl People {
         lock(&self.online).contains_key(id)
     }
 
-    /// Sends the game `make` builds to the sockets of the players in `seats`: built and
-    /// serialised once (only when one of them listens), and to each player the same
-    /// text with their side put in. The hub's lock is held only to find the sockets.
+    /// Whether a socket here is one of the people in `seats`.
+    fn listens(&self, seats: &[SeatRecord; 2]) -> bool {
+        let by_key = lock(&self.by_key);
+        seats
+            .iter()
+            .flat_map(seat_keys)
+            .any(|key| by_key.contains_key(key))
+    }
+
+    /// Sends the game `make` builds to the sockets of the players in `seats`, on every
+    /// process: built and serialised once (only when one of them listens here, or the
+    /// process is on the bus), and to each player the same text with their side put in.
     pub fn publish(&self, seats: &[SeatRecord; 2], make: impl FnOnce() -> MyGame) {
+        if seats.iter().all(|seat| seat_keys(seat).next().is_none()) {
+            // Nobody to tell: the AI against itself.
+            return;
+        }
+        if !self.outlet.on_bus() && !self.listens(seats) {
+            return;
+        }
+        let game = match serde_json::value::to_raw_value(&make()) {
+            Ok(game) => game,
+            Err(error) => {
+                // Plain data: this does not happen.
+                tracing::error!(%error, "a player's game cannot be written");
+                return;
+            }
+        };
+        let players = [0, 1].map(|i| seat_keys(&seats[i]).map(str::to_owned).collect());
+        self.outlet
+            .publish(self, PeopleChange::Game { players, game });
+    }
+
+    /// The game's owner calls this after each change it published: its players'
+    /// sockets, on every process, get the game as it is now.
+    pub fn game_changed(&self, snapshot: &Snapshot) {
+        self.publish(&snapshot.seats, || MyGame::of(snapshot, Timestamp::now()));
+    }
+
+    /// Tells the sockets of the accounts `user_ids`, on every process, that their direct
+    /// challenges changed (each socket reads the list and sends it once).
+    pub fn challenges_changed(&self, user_ids: &[&str]) {
+        if user_ids.is_empty() {
+            return;
+        }
+        let users = user_ids.iter().map(|&user| user.to_owned()).collect();
+        self.outlet.publish(self, PeopleChange::Challenges(users));
+    }
+
+    /// Sends `game` (serialised) to the sockets here of `players` (first seat's people,
+    /// second's): the hub's lock is held only to find them.
+    fn deliver_game(&self, players: &[Vec<String>; 2], game: &RawValue) {
         let mut targets: Vec<(Player, u64, mpsc::Sender<Personal>, Arc<AtomicBool>)> = Vec::new();
         {
             let by_key = lock(&self.by_key);
-            for (seat, side) in seats.iter().zip(Player::BOTH) {
-                for key in seat_keys(seat) {
+            for (keys, side) in players.iter().zip(Player::BOTH) {
+                for key in keys {
                     for slot in by_key.get(key).into_iter().flatten() {
                         // A socket under both its user and guest id gets one copy.
                         if !targets.iter().any(|(_, id, _, _)| *id == slot.id) {
@@ -295,13 +375,9 @@ impl People {
                 }
             }
         }
-        if targets.is_empty() {
-            return;
-        }
-        let body = to_text(&make());
         let mut texts: [Option<Arc<str>>; 2] = [None, None];
         for (side, _, sender, behind) in targets {
-            let text = texts[side.index()].get_or_insert_with(|| with_side(&body, side));
+            let text = texts[side.index()].get_or_insert_with(|| with_side(game.get(), side));
             if sender.try_send(Personal::Text(Arc::clone(text))).is_err() {
                 // Full (a socket that does not read) or closing: it is sent the whole
                 // list when it reads again.
@@ -309,22 +385,13 @@ impl People {
             }
         }
     }
-}
 
-impl People {
-    /// The game's owner calls this after each change it published: its players' sockets
-    /// get the game as it is now.
-    pub fn game_changed(&self, snapshot: &Snapshot) {
-        self.publish(&snapshot.seats, || MyGame::of(snapshot, Timestamp::now()));
-    }
-
-    /// Tells the sockets of the accounts `user_ids` that their direct challenges
-    /// changed (each socket reads the list and sends it once).
-    pub fn challenges_changed(&self, user_ids: &[&str]) {
+    /// Tells the sockets here of the accounts `users` that their challenges changed.
+    fn deliver_challenges(&self, users: &[String]) {
         let by_key = lock(&self.by_key);
         let mut told: Vec<u64> = Vec::new();
-        for user in user_ids {
-            for slot in by_key.get(*user).into_iter().flatten() {
+        for user in users {
+            for slot in by_key.get(user).into_iter().flatten() {
                 if told.contains(&slot.id) {
                     continue;
                 }
@@ -334,6 +401,45 @@ impl People {
                     slot.behind.store(true, Ordering::Release);
                 }
             }
+        }
+    }
+
+    /// Marks every socket here behind and wakes it: each is sent its whole list (after
+    /// the connection to the other processes was lost, when changes may have been
+    /// missed).
+    fn all_behind(&self) {
+        let by_key = lock(&self.by_key);
+        let mut told = std::collections::HashSet::new();
+        for slot in by_key.values().flatten() {
+            if !told.insert(slot.id) {
+                continue;
+            }
+            slot.behind.store(true, Ordering::Release);
+            // A full queue wakes it anyway.
+            let _ = slot.sender.try_send(Personal::Challenges);
+        }
+    }
+}
+
+impl Hub for People {
+    const CHANNEL: HubChannel = HubChannel::People;
+    type Change = PeopleChange;
+    type Applied = ();
+
+    fn outlet(&self) -> &Outlet<People> {
+        &self.outlet
+    }
+
+    fn apply(&self, change: PeopleChange, _origin: Origin<'_>) {
+        match change {
+            PeopleChange::Game { players, game } => self.deliver_game(&players, &game),
+            PeopleChange::Challenges(users) => self.deliver_challenges(&users),
+        }
+    }
+
+    fn joined(&self, _state: &AppState, again: bool) {
+        if again {
+            self.all_behind();
         }
     }
 }
@@ -357,7 +463,8 @@ fn with_side(body: &str, side: Player) -> Arc<str> {
 }
 
 /// The games `ident` plays that are not over, from the store's list and each game's
-/// latest published state, ordered by [`order`].
+/// latest published state (as stored, for a game another process owns), ordered by
+/// [`order`].
 ///
 /// # Errors
 /// On a database failure.
@@ -370,19 +477,39 @@ pub async fn my_games(state: &AppState, ident: &Ident) -> Result<Vec<Mine>, Stor
         .unfinished_games_of(ident.user.as_deref(), ident.guest.as_deref(), MY_GAMES_MAX)
         .await?;
     let now = Timestamp::now();
-    let mut games: Vec<Mine> = ids
-        .iter()
-        .filter_map(|id| {
-            let snapshot = state.live.handle(id)?.feed().snapshot();
-            let you = ident.side_among(&snapshot.seats)?;
-            let game = MyGame::of(&snapshot, now);
-            matches!(
-                game.status,
+    let mut games = Vec::new();
+    for id in &ids {
+        let mine =
+            match state.live.handle(id) {
+                Some(handle) => {
+                    let snapshot = handle.feed().snapshot();
+                    ident.side_among(&snapshot.seats).map(|you| Mine {
+                        you,
+                        game: MyGame::of(&snapshot, now),
+                    })
+                }
+                // Owned by another process that shares the database: as stored (each
+                // change after it comes on the players' channel).
+                None if state.bus().is_some() => super::stored_view(state, id, ident)
+                    .await?
+                    .and_then(|view| {
+                        Some(Mine {
+                            you: view.you?,
+                            game: MyGame::of_view(&view, view.clocks),
+                        })
+                    }),
+                // Alone, a game not held here is over or passing to a new owner.
+                None => None,
+            };
+        if let Some(mine) = mine
+            && matches!(
+                mine.game.status,
                 GameStatusView::Waiting | GameStatusView::Ongoing
             )
-            .then_some(Mine { you, game })
-        })
-        .collect();
+        {
+            games.push(mine);
+        }
+    }
     order(&mut games);
     Ok(games)
 }
@@ -473,6 +600,59 @@ mod tests {
         assert_eq!(to_b["game"]["to_move"], "second");
         assert_eq!(text(&mut other), None, "a socket of someone else");
         assert_eq!(people.online_count(), 3);
+    }
+
+    fn game_change(first: &[&str], second: &[&str], to_move: Option<Player>) -> PeopleChange {
+        let keys = |ids: &[&str]| ids.iter().map(|&id| id.to_owned()).collect();
+        PeopleChange::Game {
+            players: [keys(first), keys(second)],
+            game: serde_json::value::to_raw_value(&game(to_move)).unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_game_changed_on_another_process_reaches_its_players_sockets_here() {
+        let here = People::new();
+        let mut a = here.join(&ident(Some("ua"), None)).unwrap();
+        let mut b = here.join(&ident(None, Some("gb"))).unwrap();
+        let mut other = here.join(&ident(Some("uc"), None)).unwrap();
+        let change = game_change(&["ua"], &["gb"], Some(Player::First));
+        assert!(super::super::hub::carried(&*here, &change, "one", "two").is_some());
+        let to_a: serde_json::Value = serde_json::from_str(&text(&mut a).unwrap()).unwrap();
+        let to_b: serde_json::Value = serde_json::from_str(&text(&mut b).unwrap()).unwrap();
+        assert_eq!(to_a["t"], "my_game");
+        assert_eq!(to_a["game"]["you"], "first");
+        assert_eq!(to_a["game"]["to_move"], "first");
+        assert_eq!(to_b["game"]["you"], "second");
+        assert_eq!(text(&mut a), None, "once");
+        assert_eq!(text(&mut other), None, "a socket of someone else");
+    }
+
+    #[test]
+    fn a_change_this_process_made_is_not_applied_twice() {
+        let here = People::new();
+        let mut a = here.join(&ident(Some("ua"), None)).unwrap();
+        let change = PeopleChange::Challenges(vec!["ua".to_owned()]);
+        assert!(super::super::hub::carried(&*here, &change, "two", "two").is_none());
+        assert_eq!(text(&mut a), None);
+        assert!(super::super::hub::carried(&*here, &change, "one", "two").is_some());
+        assert_eq!(text(&mut a).as_deref(), Some("challenges"));
+    }
+
+    #[test]
+    fn after_the_bus_comes_back_every_socket_is_sent_its_whole_list() {
+        let people = People::new();
+        let mut both = people.join(&ident(Some("u"), Some("g"))).unwrap();
+        let full = people.join(&ident(Some("v"), None)).unwrap();
+        for _ in 0..QUEUE {
+            people.challenges_changed(&["v"]);
+        }
+        assert!(!full.take_behind());
+        people.all_behind();
+        assert!(both.take_behind());
+        assert!(text(&mut both).is_some(), "woken");
+        assert_eq!(text(&mut both), None, "once, though under two ids");
+        assert!(full.take_behind(), "a full queue is marked too");
     }
 
     #[test]

@@ -25,7 +25,7 @@ use tokio_tungstenite::tungstenite::Message;
 use common::{Client, Database, legal_texts};
 
 /// A Redis server of this test's own, on a free port, stopped when dropped.
-struct Redis {
+pub(crate) struct Redis {
     child: std::process::Child,
     url: String,
 }
@@ -88,10 +88,10 @@ impl Drop for Redis {
 }
 
 /// One server process.
-struct Process {
+pub(crate) struct Process {
     name: &'static str,
     child: Option<Reaped>,
-    base: String,
+    pub(crate) base: String,
 }
 
 impl Process {
@@ -115,7 +115,7 @@ impl Process {
     }
 
     /// A socket on `path` of this process, as `client`'s browser opens it.
-    async fn open(&self, client: &Client, path: &str) -> Socket {
+    pub(crate) async fn open(&self, client: &Client, path: &str) -> Socket {
         Socket::try_open_path(self.addr(), &self.base, client, path)
             .await
             .unwrap()
@@ -242,7 +242,7 @@ async fn socket_events(socket: &mut Socket) -> Option<Value> {
 
 /// Messages until one of type `t`; `None` when the socket closes or says nothing for
 /// 20 s (its process died).
-async fn read_until(socket: &mut Socket, t: &str) -> Option<Value> {
+pub(crate) async fn read_until(socket: &mut Socket, t: &str) -> Option<Value> {
     loop {
         let frame = tokio::time::timeout(Duration::from_secs(20), socket.stream.next())
             .await
@@ -270,7 +270,7 @@ async fn read_until(socket: &mut Socket, t: &str) -> Option<Value> {
 /// A fresh PostgreSQL database, a Redis of the test's own, and `n` (at most three)
 /// processes on both, named one, two and three; `None` where PostgreSQL or redis-server
 /// is missing (an error in CI).
-async fn cluster(n: usize) -> Option<(Database, Redis, String, Vec<Process>)> {
+pub(crate) async fn cluster(n: usize) -> Option<(Database, Redis, String, Vec<Process>)> {
     let db = Database::fresh(common::Db::Postgres).await?;
     let redis = Redis::start()?;
     let database = db.url.connection_string().to_owned();

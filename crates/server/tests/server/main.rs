@@ -10,6 +10,7 @@ mod archive;
 mod broadcast;
 mod chat;
 mod cluster;
+mod cluster_hubs;
 mod conn;
 mod docs;
 mod fair;
