@@ -143,7 +143,8 @@ impl Store {
     /// On a database failure.
     pub async fn claim_games(&self, now: i64) -> Result<Vec<Claimed>, StoreError> {
         let prefix = self.owner.prefix();
-        let mut tx = self.pool.begin().await?;
+        // It reads, then writes: another process's write in between must wait for it.
+        let mut tx = self.pool.begin_writing(self.backend()).await?;
         let candidates = sqlx::query(&format!(
             "SELECT g.id, g.owner, i.lease_until FROM games g \
              LEFT JOIN instances i ON i.token = g.owner WHERE g.{}",

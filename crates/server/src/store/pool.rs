@@ -79,6 +79,24 @@ impl Pool {
         })
     }
 
+    /// A transaction that writes after it reads, through the gate: on SQLite it takes the
+    /// write lock at once (`BEGIN IMMEDIATE`), so that another connection's write
+    /// between its read and its write makes it wait (the busy timeout) instead of
+    /// failing as "database is locked".
+    pub(super) async fn begin_writing(
+        &self,
+        backend: super::Backend,
+    ) -> Result<Gated<Transaction<'static, Any>>, sqlx::Error> {
+        if backend != super::Backend::Sqlite {
+            return self.begin().await;
+        }
+        let place = Pool::place(Arc::clone(&self.gate)).await?;
+        Ok(Gated {
+            inner: self.raw.begin_with("BEGIN IMMEDIATE").await?,
+            _place: place,
+        })
+    }
+
     /// Waits for running queries, then closes every connection.
     pub(super) async fn close(&self) {
         super::close_pool(&self.raw).await;
