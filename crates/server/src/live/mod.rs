@@ -504,6 +504,7 @@ pub async fn stored_view(
         0,
         actions,
         PlayedList::of(session.as_ref().map_or(&[], |s| s.moves())),
+        game::view::Known::default(),
     );
     // An imported game has no seats: its players are the names its record gives.
     let seatless = |seat: &SeatRecord| seat.player().is_none();

@@ -182,31 +182,10 @@ pub(crate) struct Known<'a> {
     pub(crate) legal: Option<LegalMoves>,
 }
 
-/// The game as the player `you` (or a spectator) sees it.
-pub(crate) fn view_of(
-    record: &GameRecord,
-    session: Option<&Session>,
-    ratings: &Ratings,
-    you: Option<Player>,
-    watchers: usize,
-    actions: Actions,
-    moves: PlayedList,
-) -> GameView {
-    view_known(
-        record,
-        session,
-        ratings,
-        you,
-        watchers,
-        actions,
-        moves,
-        Known::default(),
-    )
-}
-
-/// [`view_of`] with what is known already ([`Known::legal`] is not used).
+/// The game as the player `you` (or a spectator) sees it, with what the owner knows
+/// already ([`Known::default`]: nothing; [`Known::legal`] is not used).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn view_known(
+pub(crate) fn view_of(
     record: &GameRecord,
     session: Option<&Session>,
     ratings: &Ratings,
@@ -275,7 +254,7 @@ pub(crate) fn snapshot_of(
 ) -> Snapshot {
     let actions = actions_of(record, session, rematch);
     let legal = known.legal.take();
-    let view = view_known(
+    let view = view_of(
         record, session, ratings, None, watchers, actions, moves, known,
     );
     let legal = legal.unwrap_or_else(|| session.map_or_else(LegalMoves::default, LegalMoves::of));
