@@ -31,6 +31,7 @@ pub mod logging;
 pub mod mail;
 pub mod metrics;
 pub mod ratings;
+pub mod seat;
 pub mod security;
 pub mod shared;
 mod state;

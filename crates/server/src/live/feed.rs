@@ -19,7 +19,6 @@ use tokio::sync::broadcast;
 use super::chat::{self, ChatRoom};
 use super::lock;
 use super::messages::{ClocksView, GameView, LegalMoves, ServerMessage};
-use crate::store::SeatRecord;
 
 mod published;
 
@@ -35,8 +34,7 @@ pub const QUEUE: usize = 64;
 /// (about a kilobyte), so this bounds a game's memory.
 pub const HISTORY: usize = 16;
 
-/// Who sits in each seat: enough to tell a socket's side without the owner.
-pub type Seats = [SeatRecord; 2];
+pub use crate::seat::Seats;
 
 /// One change of the game, serialised once (and on the bus with its texts embedded as
 /// the JSON they are).

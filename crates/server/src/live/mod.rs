@@ -28,10 +28,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use ::game::{GameKind, Player};
+use ::game::GameKind;
 use session::{Session, TimeControl, Timestamp};
 use tokio::sync::mpsc;
 
+pub use crate::seat::Ident;
 pub use ai::{AiKey, AiPool, AiStats, Asker, GameSlot, MoveWait, QuotaError, Ticket, Work};
 pub use challenges::{
     CHALLENGES_PER_POSTER, POSTER_GRACE, accept_challenge, cancel_challenge, challenge_view,
@@ -51,88 +52,8 @@ pub use messages::{
 pub use people::People;
 pub use remote::reach;
 
-use crate::auth::Viewer;
 use crate::state::AppState;
 use crate::store::{GameRecord, GameStatus, Seat, SeatRecord, StoreError, now_ms};
-
-/// Who is asking: the account and the guest cookie of a request.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Ident {
-    /// The signed-in user's id.
-    pub user: Option<String>,
-    /// The guest's id (also carried by a signed-in user who was a guest first).
-    pub guest: Option<String>,
-}
-
-impl From<&Viewer> for Ident {
-    fn from(viewer: &Viewer) -> Ident {
-        match viewer {
-            Viewer::User { user, guest, .. } => Ident {
-                user: Some(user.id.clone()),
-                guest: guest.as_ref().map(|g| g.id.clone()),
-            },
-            Viewer::Guest(guest) => Ident {
-                user: None,
-                guest: Some(guest.id.clone()),
-            },
-            Viewer::Anonymous => Ident::default(),
-        }
-    }
-}
-
-impl Ident {
-    /// Whether `seat` is this person's.
-    #[must_use]
-    pub fn owns(&self, seat: &SeatRecord) -> bool {
-        (self.user.is_some() && seat.user_id == self.user)
-            || (self.guest.is_some() && seat.guest_id == self.guest)
-    }
-
-    /// Their side in `record`.
-    #[must_use]
-    pub fn side_in(&self, record: &GameRecord) -> Option<Player> {
-        Player::BOTH
-            .into_iter()
-            .find(|&p| self.owns(record.seat(p)))
-    }
-
-    /// Their side among `seats` (first, second).
-    #[must_use]
-    pub fn side_among(&self, seats: &feed::Seats) -> Option<Player> {
-        Player::BOTH
-            .into_iter()
-            .find(|&p| self.owns(&seats[p.index()]))
-    }
-
-    /// The seat they take in a new game: as a user if signed in, else as a guest.
-    #[must_use]
-    pub fn seat(&self) -> Option<Seat> {
-        match (&self.user, &self.guest) {
-            (Some(user), _) => Some(Seat::User(user.clone())),
-            (None, Some(guest)) => Some(Seat::Guest(guest.clone())),
-            (None, None) => None,
-        }
-    }
-
-    /// Whether `other` is the same person (the same user, or the same guest).
-    #[must_use]
-    pub fn is_same_person(&self, other: &Ident) -> bool {
-        (self.user.is_some() && self.user == other.user)
-            || (self.guest.is_some() && self.guest == other.guest)
-    }
-
-    /// One key for the person (the user id, else the guest id).
-    #[must_use]
-    pub fn key(&self) -> Option<&str> {
-        self.user.as_deref().or(self.guest.as_deref())
-    }
-
-    /// Whether the request carries no identity.
-    #[must_use]
-    pub fn is_anonymous(&self) -> bool {
-        self.user.is_none() && self.guest.is_none()
-    }
-}
 
 /// The live games of this server, and its lobby.
 pub struct Live {

@@ -10,23 +10,12 @@ use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
+pub use crate::seat::{PlayerRef, Seat, SeatRecord};
+
 use super::{
     Conflict, IdOf, RatingChange, Store, StoreError, is_unique_violation, parse_column,
     parse_optional_column, random_id,
 };
-
-/// Who is to sit on one side of a new game.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Seat {
-    /// Nobody yet: the first to follow the game's link takes it.
-    Open,
-    /// A user, by id.
-    User(String),
-    /// A guest, by id.
-    Guest(String),
-    /// The AI at a level (1-6).
-    Ai(u8),
-}
 
 impl Seat {
     pub(super) fn columns(&self) -> (Option<&str>, Option<&str>, Option<i64>) {
@@ -37,63 +26,6 @@ impl Seat {
             Seat::Ai(level) => (None, None, Some(i64::from(*level))),
         }
     }
-}
-
-/// One side of a stored game, with names for showing it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SeatRecord {
-    /// The user on this side (also set for a guest who later signed up).
-    pub user_id: Option<String>,
-    /// That user's name.
-    pub username: Option<String>,
-    /// The guest on this side.
-    pub guest_id: Option<String>,
-    /// That guest's name.
-    pub guest_name: Option<String>,
-    /// The AI's level, when the AI plays this side.
-    pub ai_level: Option<u8>,
-}
-
-impl SeatRecord {
-    /// The player as others see them; `None` for an open seat.
-    #[must_use]
-    pub fn player(&self) -> Option<PlayerRef> {
-        if let Some(name) = &self.username {
-            Some(PlayerRef::User { name: name.clone() })
-        } else if let Some(name) = &self.guest_name {
-            Some(PlayerRef::Guest { name: name.clone() })
-        } else {
-            self.ai_level.map(|level| PlayerRef::Ai { level })
-        }
-    }
-
-    /// Whether nobody sits here yet.
-    #[must_use]
-    pub fn is_open(&self) -> bool {
-        self.user_id.is_none() && self.guest_id.is_none() && self.ai_level.is_none()
-    }
-}
-
-/// A player as shown to clients (JSON `{"type": "user", "name": "ragnar"}`,
-/// `{"type": "guest", "name": "Guest-K7QX2M"}`, `{"type": "ai", "level": 4}`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum PlayerRef {
-    /// A user with an account.
-    User {
-        /// Their username.
-        name: String,
-    },
-    /// A guest.
-    Guest {
-        /// Their generated name.
-        name: String,
-    },
-    /// The AI.
-    Ai {
-        /// Its level, 1-6.
-        level: u8,
-    },
 }
 
 /// Where a game is in its life.

@@ -5,7 +5,7 @@ use game::Player;
 
 use crate::live::Ident;
 use crate::live::messages::Refusal;
-use crate::store::{GameRecord, GameStatus, Seat, SeatRecord};
+use crate::store::{GameRecord, GameStatus, Seat};
 
 /// The side `ident` takes in `record`.
 ///
@@ -28,17 +28,6 @@ pub(crate) fn open_side(record: &GameRecord, ident: &Ident) -> Result<Player, Re
         .into_iter()
         .find(|&p| record.seat(p).is_open())
         .ok_or_else(|| Refusal::not_allowed("seats_taken", "no seat is open"))
-}
-
-/// Who sits in `record`, as a seat of a new game; `None` for an open seat.
-pub(crate) fn seat_of(record: &SeatRecord) -> Option<Seat> {
-    if let Some(user) = &record.user_id {
-        Some(Seat::User(user.clone()))
-    } else if let Some(guest) = &record.guest_id {
-        Some(Seat::Guest(guest.clone()))
-    } else {
-        record.ai_level.map(Seat::Ai)
-    }
 }
 
 /// Where a rematch stands.
@@ -97,8 +86,8 @@ impl Rematch {
             return Ok(Step::Asked);
         }
         match (
-            seat_of(record.seat(Player::Second)),
-            seat_of(record.seat(Player::First)),
+            record.seat(Player::Second).seat(),
+            record.seat(Player::First).seat(),
         ) {
             (Some(first), Some(second)) => Ok(Step::Agreed { first, second }),
             _ => Err(Refusal::not_allowed("seat_empty", "a seat is empty")),
@@ -115,6 +104,7 @@ impl Rematch {
 mod tests {
     use super::super::fixture::{ai, game, guest, user};
     use super::*;
+    use crate::store::SeatRecord;
     use game::GameKind;
 
     fn person(user: Option<&str>, guest: Option<&str>) -> Ident {

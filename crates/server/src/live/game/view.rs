@@ -15,7 +15,7 @@ use crate::live::messages::{
     PlayerInfo, ServerMessage,
 };
 use crate::live::start_board;
-use crate::store::{GameRecord, GameStatus, SeatRecord, Store};
+use crate::store::{GameRecord, GameStatus, Store};
 
 /// Who ended a game outside the rules: as stored, else, for a game won by resignation,
 /// on time or by a claim (an imported record, a game finished before the server kept
@@ -60,34 +60,11 @@ pub(crate) async fn ratings_of(store: &Store, record: &GameRecord) -> Ratings {
     ratings
 }
 
-fn seat_name(seat: &SeatRecord) -> String {
-    if let Some(name) = &seat.username {
-        name.clone()
-    } else if let Some(name) = &seat.guest_name {
-        name.clone()
-    } else if let Some(level) = seat.ai_level {
-        format!("AI level {level}")
-    } else {
-        String::new()
-    }
-}
-
 /// The players of `record` as clients show them.
 pub(crate) fn players(record: &GameRecord, ratings: &Ratings) -> Vec<PlayerInfo> {
     Player::BOTH
         .into_iter()
-        .map(|side| {
-            let seat = record.seat(side);
-            let rating = ratings[side.index()];
-            PlayerInfo {
-                side,
-                name: seat_name(seat),
-                user: seat.user_id.is_some(),
-                ai: seat.ai_level,
-                rating: rating.map(|r| r.0),
-                provisional: rating.map(|r| r.1),
-            }
-        })
+        .map(|side| PlayerInfo::of(side, record.seat(side), ratings[side.index()]))
         .collect()
 }
 

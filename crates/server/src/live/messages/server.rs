@@ -6,6 +6,8 @@ use games::{BoardView, MoveInfo};
 use serde::{Deserialize, Serialize};
 use session::{Clocks, Event, Session, Timestamp};
 
+pub use crate::seat::PlayerInfo;
+
 use super::*;
 
 /// What the server sends on `/ws/game/{id}` (JSON, tagged by `"t"`).
@@ -210,23 +212,6 @@ pub struct Actions {
     pub first: Vec<Action>,
     /// The second player's.
     pub second: Vec<Action>,
-}
-
-/// One player of a game as clients show them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlayerInfo {
-    /// Their side.
-    pub side: Player,
-    /// Their name (a user's, a guest's, or `AI level N`); empty for an open seat.
-    pub name: String,
-    /// Whether it is a user with an account.
-    pub user: bool,
-    /// The AI's level when the AI plays this side.
-    pub ai: Option<u8>,
-    /// Their rating in this game, for users.
-    pub rating: Option<i64>,
-    /// Whether that rating is still provisional.
-    pub provisional: Option<bool>,
 }
 
 /// The game as one client sees it: the `game` of a `state` message, and of
