@@ -79,7 +79,7 @@ impl Channel<'_> {
 /// The channels every process listens to while it is on the bus, one for each live hub
 /// ([`crate::live::hub`]): a hub's changes are published on its channel by the process
 /// where they are made and applied by every other. Each has a listener by construction
-/// ([`crate::live::hub::share_all`] matches on every one).
+/// (`live::hub::share_all` matches on every one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HubChannel {
     /// `kt:lobby`: the lobby's changes.

@@ -8,7 +8,7 @@
 //!
 //! A hub is a [`Hub`]: its channel, its change (serialised once for the bus, as JSON
 //! with the token of the process that made it), and how a change is applied. Each hub's
-//! channel is listened to from start to shutdown by [`share_all`], which matches on every
+//! channel is listened to from start to shutdown by `share_all`, which matches on every
 //! [`HubChannel`]: a new channel is a new case there, or it does not compile. When the
 //! connection to Redis comes back, each hub listens again and catches up what it missed
 //! ([`Hub::joined`]).

@@ -27,7 +27,7 @@ use common::{Client, Database, legal_texts};
 /// A Redis server of this test's own, on a free port, stopped when dropped.
 pub(crate) struct Redis {
     child: std::process::Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Redis {
@@ -43,7 +43,7 @@ impl Redis {
     }
 
     /// [`Redis::start`] on `port`.
-    fn start_on(port: u16) -> Option<Redis> {
+    pub(crate) fn start_on(port: u16) -> Option<Redis> {
         let child = match std::process::Command::new("redis-server")
             .args([
                 "--port",

@@ -3,15 +3,18 @@
 //! (`my_game` after a move in a game owned by another process; `my_challenges` when a
 //! direct challenge is made or declined through another process) and the lobby chat (a
 //! line said on one process, heard on the others once and in order, and kept in their
-//! history for the sockets that open later).
+//! history for the sockets that open later); and what a process missed while Redis was
+//! away, caught up once it is back.
 
-use crate::cluster::{Process, cluster, read_until};
+use crate::cluster::{Process, Redis, cluster, read_until};
 use crate::live::friend_game;
 
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::{Client, legal_texts};
 
@@ -219,4 +222,83 @@ async fn a_lobby_chat_line_is_heard_on_every_process() {
         .map(|m| m["text"].as_str().unwrap())
         .collect();
     assert_eq!(kept, said, "{history}");
+}
+
+/// The next JSON message on `socket` before `until` (`None`: none came, or it closed).
+async fn next_json(socket: &mut crate::live::Socket, until: Instant) -> Option<Value> {
+    loop {
+        let wait = until.saturating_duration_since(Instant::now());
+        let frame = tokio::time::timeout(wait, socket.stream.next())
+            .await
+            .ok()??
+            .ok()?;
+        if let Message::Text(text) = frame {
+            return serde_json::from_str(&text).ok();
+        }
+    }
+}
+
+/// What is said in the lobby chat and a direct challenge made while Redis is away reach
+/// the other process once it is back: its lobby sockets are sent the chat's last lines
+/// again (read back from the database), and its players' sockets their whole lists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_was_missed_while_redis_was_away_comes_once_it_is_back() {
+    let Some((_db, redis, _, processes)) = cluster(2).await else {
+        return;
+    };
+    let port: u16 = redis.url.rsplit(':').next().unwrap().parse().unwrap();
+    let mut carol = account(&processes[0], "carol").await;
+    let bob = account(&processes[1], "bob").await;
+    let mut b_socket = processes[1].open(&bob, "/ws/lobby").await;
+    next_of(&mut b_socket, "my_challenges", Duration::from_secs(10))
+        .await
+        .expect("bob's challenges on connecting");
+    let mut speaker = processes[0].open(&carol, "/ws/lobby?feed=lobby").await;
+    read_until(&mut speaker, "snapshot")
+        .await
+        .expect("a snapshot");
+
+    drop(redis);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let said = "said while redis was away";
+    speaker.send(json!({"t": "chat", "text": said})).await;
+    let echoed = next_of(&mut speaker, "lobby_chat", Duration::from_secs(10))
+        .await
+        .expect("the line is said on its own process");
+    assert_eq!(echoed["text"], said);
+    let posted = carol
+        .post(
+            "/api/challenges",
+            json!({"kind": "fetlar", "time_control": "3d", "side": "first", "to": "bob"}),
+        )
+        .await;
+    assert_eq!(posted.status, StatusCode::CREATED, "{}", posted.text);
+    let id = posted.json()["id"].as_str().unwrap().to_owned();
+
+    let _redis = Redis::start_on(port).expect("redis starts again on its port");
+    let until = Instant::now() + Duration::from_secs(20);
+    let (mut line, mut challenge) = (false, false);
+    while !(line && challenge) {
+        let message = next_json(&mut b_socket, until).await.unwrap_or_else(|| {
+            panic!("bob's socket on process two: line {line}, challenge {challenge}")
+        });
+        match message["t"].as_str() {
+            Some("lobby_chat") => line |= message["text"] == said,
+            Some("lobby_chat_history") => {
+                line |= message["messages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|m| m["text"] == said);
+            }
+            Some("my_challenges") => {
+                challenge |= message["incoming"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|c| c["id"] == id.as_str());
+            }
+            _ => {}
+        }
+    }
 }
