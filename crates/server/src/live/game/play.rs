@@ -169,6 +169,13 @@ mod tests {
         session.legal_moves()[0].text.clone()
     }
 
+    /// The first player plays their first legal move.
+    fn move_first(session: &mut Session, record: &GameRecord) {
+        let text = first_move(session);
+        let act = Act::Move { rev: None, text };
+        play(session, record, Player::First, act).unwrap();
+    }
+
     #[test]
     fn a_move_is_played_and_a_stale_one_refused() {
         let record = game(GameKind::Copenhagen, user("a"), user("b"), "5+3");
@@ -200,14 +207,7 @@ mod tests {
     fn a_takeback_between_people_is_asked_then_accepted() {
         let record = game(GameKind::Copenhagen, user("a"), guest("g"), "untimed");
         let mut session = session_of(&record);
-        let text = first_move(&session);
-        play(
-            &mut session,
-            &record,
-            Player::First,
-            Act::Move { rev: None, text },
-        )
-        .unwrap();
+        move_first(&mut session, &record);
         // Only the one who moved may ask; the other accepts.
         play(&mut session, &record, Player::First, Act::Takeback).unwrap();
         assert_eq!(session.takeback_request(), Some(Player::First));
@@ -225,24 +225,10 @@ mod tests {
     fn a_takeback_against_the_ai_is_at_once_but_never_after_the_end() {
         let record = game(GameKind::Fetlar, user("a"), ai(3), "untimed");
         let mut session = session_of(&record);
-        let text = first_move(&session);
-        play(
-            &mut session,
-            &record,
-            Player::First,
-            Act::Move { rev: None, text },
-        )
-        .unwrap();
+        move_first(&mut session, &record);
         play(&mut session, &record, Player::First, Act::Takeback).unwrap();
         assert!(session.moves().is_empty(), "taken back at once");
-        let text = first_move(&session);
-        play(
-            &mut session,
-            &record,
-            Player::First,
-            Act::Move { rev: None, text },
-        )
-        .unwrap();
+        move_first(&mut session, &record);
         play(&mut session, &record, Player::First, Act::Resign).unwrap();
         let refused = play(&mut session, &record, Player::First, Act::Takeback).unwrap_err();
         assert_eq!(refused.code, SocketError::GameOver);
@@ -300,14 +286,7 @@ mod tests {
         assert!(session.moves().is_empty());
         // A takeback is undone from a copy.
         let mut session = session;
-        let text = first_move(&session);
-        play(
-            &mut session,
-            &record,
-            Player::First,
-            Act::Move { rev: None, text },
-        )
-        .unwrap();
+        move_first(&mut session, &record);
         let moved = session.revision();
         let backup = Backup::before(&Act::Takeback, &session);
         play(&mut session, &record, Player::First, Act::Takeback).unwrap();
